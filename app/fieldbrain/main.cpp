@@ -1,0 +1,136 @@
+// fieldbrain: runs N brain cycles on a synthetic PiCar-X input stream and prints cycles/s and
+// the telemetry of the last cycle. With --python it also times the Python reference
+// (scripts/reference/fieldbrain_ref.py) at the same R and B, so both numbers come from one
+// command.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "app/fieldbrain/picarx_stream.h"
+#include "brain/brain_config.h"
+#include "brain/field_brain.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+fieldbrain::BrainConfig read_brain_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open config '" + path + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("config '" + path + "' is not valid JSON: " + e.what());
+  }
+  // A server config holds the brain under "brain"; a bare brain config is accepted too.
+  const nlohmann::json& brain = j.contains("brain") ? j.at("brain") : j;
+  return brain.get<fieldbrain::BrainConfig>();
+}
+
+// Runs the Python reference's timer and returns its JSON line (empty object on failure).
+nlohmann::json time_python(int64_t R, int64_t B, int64_t cycles) {
+  const std::string cmd = fmt::format(
+      "{} {}/scripts/reference/fieldbrain_ref.py time --R {} --B {} --cycles {} --threads {}",
+      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, R, B, cycles, torch::get_num_threads());
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  if (!pipe) return {};
+  std::string out;
+  char buf[4096];
+  while (fgets(buf, sizeof buf, pipe.get())) out += buf;
+  auto last = out.find_last_of('{');
+  if (last == std::string::npos) return {};
+  try {
+    return nlohmann::json::parse(out.substr(last));
+  } catch (...) {
+    return {};
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fieldbrain: run brain cycles on a synthetic PiCar-X stream"};
+  std::string config_path = std::string(FIELDBRAIN_SOURCE_DIR) + "/configs/default.json";
+  int64_t cycles = 200, robots = 1, resolution = 0, threads = 0;
+  std::string field_step;
+  bool python = false;
+  int64_t python_cycles = 10;
+  app.add_option("--config", config_path, "JSON config (its \"brain\" object is used)");
+  app.add_option("--cycles", cycles, "brain cycles to run")->check(CLI::Range(1, 10000000));
+  app.add_option("--robots", robots, "robots in the batch (B)")->check(CLI::Range(1, 256));
+  app.add_option("--resolution", resolution, "override the config's resolution R");
+  app.add_option("--field-step", field_step, "override: reference | fast | script | path.pt");
+  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)");
+  app.add_flag("--python", python, "also time the Python reference at the same R and B");
+  app.add_option("--python-cycles", python_cycles, "cycles for the Python timing");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (threads > 0) torch::set_num_threads(static_cast<int>(threads));
+    fieldbrain::BrainConfig config = read_brain_config(config_path);
+    if (resolution > 0) config.resolution = resolution;
+    if (!field_step.empty()) config.field_step = field_step;
+
+    std::vector<uint64_t> keys;
+    for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));
+    fieldbrain::FieldBrain brain(config, keys);
+    std::vector<fieldbrain::PicarxStream> streams;
+    for (int64_t b = 0; b < robots; ++b) streams.emplace_back(config.sensory_dim, config.seed + b);
+
+    auto sensors = torch::zeros({robots, config.sensory_dim});
+    auto reward = torch::zeros({robots});
+    fmt::print("fieldbrain: R={} S={} M={} B={} field_step={} threads={}, {} cycles\n",
+               config.resolution, config.sensory_dim, config.motor_dim, robots, config.field_step,
+               torch::get_num_threads(), cycles);
+    torch::Tensor motors;
+    const int64_t report_every = std::max<int64_t>(1, cycles / 10);
+    const auto start = Clock::now();
+    for (int64_t c = 0; c < cycles; ++c) {
+      auto acc = sensors.accessor<float, 2>();
+      for (int64_t b = 0; b < robots; ++b) {
+        auto v = streams[b].next();
+        for (int64_t s = 0; s < config.sensory_dim; ++s) acc[b][s] = v[s];
+      }
+      motors = brain->step(sensors, reward);
+      if ((c + 1) % report_every == 0 || c + 1 == cycles) {
+        double secs = std::chrono::duration<double>(Clock::now() - start).count();
+        fmt::print("  cycle {:>7}/{}  {:8.2f} cycles/s\n", c + 1, cycles, (c + 1) / secs);
+        std::fflush(stdout);
+      }
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+    const double ms = 1000.0 * secs / cycles;
+    fmt::print("cpp_{}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
+               config.field_step, cycles / secs, ms, robots * cycles / secs);
+    std::cout << "motors of the last cycle: " << motors[0] << "\n";
+    std::cout << "telemetry of the last cycle (robot 0):\n" << brain->telemetry(0).dump(2) << "\n";
+
+    if (python) {
+      fmt::print("timing the Python reference ({} cycles, R={}, B={})...\n", python_cycles,
+                 config.resolution, robots);
+      std::fflush(stdout);
+      nlohmann::json py = time_python(config.resolution, robots, python_cycles);
+      if (!py.contains("ms_per_cycle")) {
+        fmt::print(stderr, "python reference timing failed (is python3-torch installed?)\n");
+        return 1;
+      }
+      const double py_ms = py.at("ms_per_cycle").get<double>();
+      fmt::print("\n{:<16} {:>12} {:>12}\n", "impl", "ms/cycle", "vs python");
+      fmt::print("{:<16} {:>12.2f} {:>11.2f}x\n", "python", py_ms, 1.0);
+      fmt::print("{:<16} {:>12.2f} {:>11.2f}x\n", "cpp_" + config.field_step, ms, py_ms / ms);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fieldbrain: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,49 @@
+// What the server needs from a brain, in plain vectors: the seam between the socket side
+// (which knows nothing of tensors) and fieldbrain::FieldBrain (torch_brain_engine.*). Tests
+// plug in a small deterministic engine to exercise the network code without LibTorch.
+//
+// Every method is called from the brain worker thread only, never concurrently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fieldbrain::server {
+
+class BrainEngine {
+ public:
+  using Slot = int64_t;  // one robot's brain
+  virtual ~BrainEngine() = default;
+
+  // A fresh brain for one robot of the given sizes; `robot_key` seeds its generator. Throws
+  // std::exception with a readable message when the brain cannot be built.
+  virtual Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) = 0;
+  virtual void destroy(Slot slot) = 0;
+
+  // One cycle for robots that share (S, M): sensors row-major [k*S], rewards [k], all finite.
+  // Returns motors row-major [k*M]. One call is one batched brain call. Throws on failure.
+  virtual std::vector<float> step_group(const std::vector<Slot>& slots,
+                                        const std::vector<float>& sensors,
+                                        const std::vector<float>& rewards) = 0;
+
+  virtual int64_t cycle(Slot slot) const = 0;
+
+  // Atomic save; load throws std::runtime_error on a corrupt/mismatched file and then leaves
+  // the brain untouched.
+  virtual void save(Slot slot, const std::string& path) = 0;
+  virtual void load(Slot slot, const std::string& path) = 0;
+
+  virtual nlohmann::json telemetry(Slot slot) = 0;
+  // {"resolution":R,"channel":c,"z":z,"values":[[...R...]...R rows]}; throws on bad indices.
+  virtual nlohmann::json field_slice(Slot slot, int64_t channel, int64_t z) = 0;
+
+  // Static facts for the monitor and the handshake: {"resolution":R,"device":..,...}.
+  virtual nlohmann::json describe() const = 0;
+  virtual bool on_gpu() const = 0;
+  virtual std::string state_extension() const = 0;  // ".pt"
+};
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,100 @@
+#include "app/server/json_lines.h"
+
+#include "app/server/handshake.h"
+
+namespace fieldbrain::server {
+namespace {
+
+// A size field: an integer-valued number in 1..max_dim; absent keeps *out.
+bool read_dim(const nlohmann::json& obj, const char* key, int max_dim, int* out,
+              std::string* why) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  if (!it->is_number()) {
+    *why = std::string("'") + key + "' must be a number";
+    return false;
+  }
+  const double v = it->get<double>();
+  if (!(v >= 1 && v <= max_dim) || v != static_cast<double>(static_cast<long long>(v))) {
+    *why = std::string("'") + key + "' must be an integer in 1.." + std::to_string(max_dim);
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+JsonMessage parse_json_line(const std::string& line, int max_dim, int default_sensory,
+                            int default_motor) {
+  nlohmann::json obj = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (obj.is_discarded()) return JsonBad{kCodeInvalidMessage, "malformed JSON"};
+  if (!obj.is_object()) return JsonBad{kCodeInvalidMessage, "a message must be a JSON object"};
+  auto type_it = obj.find("type");
+  if (type_it == obj.end() || !type_it->is_string()) {
+    return JsonBad{kCodeInvalidMessage, "missing string field 'type'"};
+  }
+  const std::string type = type_it->get<std::string>();
+  if (type == "handshake") {
+    JsonHandshake hs;
+    hs.sensory_dim = default_sensory;
+    hs.motor_dim = default_motor;
+    std::string why;
+    if (!read_dim(obj, "sensory_dim", max_dim, &hs.sensory_dim, &why) ||
+        !read_dim(obj, "motor_dim", max_dim, &hs.motor_dim, &why)) {
+      return JsonBad{kCodeInvalidCapabilities, why};
+    }
+    auto id = obj.find("robot_id");
+    if (id != obj.end()) {
+      if (!id->is_string() || id->get<std::string>().empty() ||
+          id->get<std::string>().size() > 128) {
+        return JsonBad{kCodeInvalidCapabilities, "'robot_id' must be a string of 1..128 chars"};
+      }
+      hs.robot_id = id->get<std::string>();
+    }
+    return hs;
+  }
+  if (type == "sensors") {
+    JsonSensors s;
+    auto values = obj.find("values");
+    if (values == obj.end() || !values->is_array()) {
+      return JsonBad{kCodeInvalidMessage, "'values' must be an array of numbers"};
+    }
+    s.values.reserve(values->size());
+    for (const auto& v : *values) {
+      if (!v.is_number()) {
+        s.values_ok = false;
+        break;
+      }
+      s.values.push_back(v.get<float>());
+    }
+    auto reward = obj.find("reward");
+    if (reward != obj.end() && !reward->is_null()) {
+      if (!reward->is_number()) return JsonBad{kCodeInvalidMessage, "'reward' must be a number"};
+      s.reward = reward->get<float>();
+    }
+    return s;
+  }
+  return JsonBad{kCodeUnknownType, "unknown message type '" + type + "'"};
+}
+
+std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
+                                 long long cycle) {
+  nlohmann::json j = {{"type", "handshake"},         {"accepted", true},
+                      {"robot_id", robot_key},       {"sensory_dim", sensory_dim},
+                      {"motor_dim", motor_dim},      {"cycle", cycle}};
+  return j.dump() + "\n";
+}
+
+std::string json_motors_reply(const std::vector<float>& motors, long long cycle) {
+  nlohmann::json j = {{"type", "motors"}, {"values", motors}, {"cycle", cycle}};
+  return j.dump() + "\n";
+}
+
+std::string json_error_reply(int code, const std::string& message) {
+  // error_handler::replace: a message quoting invalid UTF-8 from the client must not throw.
+  nlohmann::json j = {{"type", "error"}, {"code", code}, {"message", message}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,44 @@
+// fieldbrain-server: parses the config and flags, builds the brain engine, serves until
+// SIGINT/SIGTERM, then answers the frames in flight, saves every robot and exits 0.
+#include <csignal>
+#include <iostream>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/server/server.h"
+#include "app/server/server_cli.h"
+#include "app/server/torch_brain_engine.h"
+
+int main(int argc, char** argv) {
+  using namespace fieldbrain::server;
+  CliOutcome cli = parse_server_cli(argc, argv);
+  if (cli.exit_code >= 0) return cli.exit_code;
+  if (cli.print_config) {
+    std::cout << nlohmann::json(cli.config).dump(2) << "\n";
+    return 0;
+  }
+  spdlog::set_level(spdlog::level::from_str(cli.config.log_level));
+  try {
+    std::unique_ptr<BrainEngine> engine = make_field_brain_engine(cli.config.brain);
+    Server server(cli.config, *engine);
+    // Block the signals in this thread before any other thread starts would be the POSIX
+    // way; Asio's signal_set handles delivery to whichever thread and queues it for us.
+    boost::asio::io_context signals_io;
+    boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
+    int received = 0;
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+      if (!ec) received = sig;
+    });
+    server.start();
+    spdlog::info("ready; brain {}", engine->describe().dump());
+    signals_io.run();
+    spdlog::info("signal {} received", received);
+    server.stop();
+    return 0;
+  } catch (const std::exception& e) {
+    spdlog::critical("fieldbrain-server: {}", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,38 @@
+// The monitor port's text protocol (LEGACY_PROTOCOL.md §4.1), minus the sockets: the welcome
+// line, the command parser, and the legacy reply envelope. One compact JSON object per line
+// (ef2bdb8 pretty-printed; PROTOCOL.md asks for one object per line).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fieldbrain::server {
+
+// The ten legacy entries of ef2bdb8's welcome (with "telemetry <session_id>") plus ours.
+const std::vector<std::string>& monitor_commands();
+
+struct MonitorCommand {
+  std::string name;               // lower-cased first word ("" for a blank line)
+  std::vector<std::string> args;  // the remaining words, as sent
+  std::string text;               // the whole request, trimmed (echoed as "request")
+};
+
+MonitorCommand parse_monitor_command(const std::string& line);
+
+// {"status":"connected","server":...,"version":...,"commands":[...]}\n
+std::string monitor_welcome_line();
+
+// {"status":"success","request":..,"timestamp":..,"data":..}\n
+std::string monitor_success(const std::string& request, const nlohmann::json& data);
+// ping: {"status":"success","request":..,"timestamp":..,"message":"pong","server_uptime":s}\n
+std::string monitor_pong(const std::string& request, double uptime_s);
+// {"status":"error","request":..,"error":..,"timestamp":..}\n
+std::string monitor_error(const std::string& request, const std::string& error);
+// The unknown-command reply, listing the available commands.
+std::string monitor_unknown(const std::string& request);
+// telemetry <id> for an unknown id: legacy shape, with "message" and no timestamp.
+std::string monitor_not_found(const std::string& request, const std::string& id);
+
+}  // namespace fieldbrain::server

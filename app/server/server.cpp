@@ -1,0 +1,159 @@
+#include "app/server/server.h"
+
+#include <spdlog/spdlog.h>
+
+namespace fieldbrain::server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+WorkerOptions worker_options(const ServerConfig& c) {
+  WorkerOptions o;
+  o.state_dir = c.state_dir;
+  o.save_every_cycles = c.save_every_cycles;
+  return o;
+}
+
+void listen_on(tcp::acceptor& acceptor, const std::string& host, int port, const char* what) {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  if (ec) throw std::runtime_error(std::string("bad host '") + host + "': " + ec.message());
+  const tcp::endpoint ep(address, static_cast<uint16_t>(port));
+  acceptor.open(ep.protocol(), ec);
+  // SO_REUSEADDR only (never SO_REUSEPORT: two servers must not share a port silently).
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(ep, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error(std::string("cannot listen on ") + what + " port " +
+                             std::to_string(port) + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+Server::Server(ServerConfig config, BrainEngine& engine)
+    : config_(std::move(config)),
+      engine_(engine),
+      worker_(engine_, worker_options(config_), stats_),
+      work_(asio::make_work_guard(io_)),
+      acceptor_(io_),
+      monitor_acceptor_(io_),
+      session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr},
+      monitor_ctx_{config_, worker_, stats_, nullptr, nullptr} {
+  session_ctx_.gpu = engine_.on_gpu();
+  session_ctx_.on_closed = [this](RobotSession* s) {
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (it->get() == s) {
+        sessions_.erase(it);
+        break;
+      }
+    }
+    robot_connections_.store(sessions_.size());
+  };
+  monitor_ctx_.monitor_clients = [this] { return monitors_.size(); };
+  monitor_ctx_.on_closed = [this](MonitorSession* s) {
+    for (auto it = monitors_.begin(); it != monitors_.end(); ++it) {
+      if (it->get() == s) {
+        monitors_.erase(it);
+        break;
+      }
+    }
+  };
+}
+
+Server::~Server() { stop(); }
+
+void Server::start() {
+  if (started_) return;
+  config_.validate();
+  listen_on(acceptor_, config_.host, config_.port, "robot");
+  port_ = acceptor_.local_endpoint().port();
+  if (config_.monitor_port >= 0) {
+    listen_on(monitor_acceptor_, config_.host, config_.monitor_port, "monitor");
+    monitor_port_ = monitor_acceptor_.local_endpoint().port();
+  }
+  worker_.set_publisher([this](int64_t cycle, std::string line) {
+    asio::post(io_, [this, cycle, line = std::move(line)] {
+      for (const auto& m : monitors_) m->push(cycle, line);
+    });
+  });
+  worker_.start();
+  accept_robot();
+  if (monitor_acceptor_.is_open()) accept_monitor();
+  started_ = true;
+  io_thread_ = std::thread([this] {
+    for (;;) {
+      try {
+        io_.run();
+        break;
+      } catch (const std::exception& e) {
+        // A handler must never take the server down; log and keep serving.
+        spdlog::error("I/O handler threw: {}", e.what());
+      }
+    }
+  });
+  spdlog::info("fieldbrain server listening on {}:{} (monitor {})", config_.host, port_,
+               monitor_acceptor_.is_open() ? std::to_string(monitor_port_) : "off");
+}
+
+void Server::accept_robot() {
+  acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || shutting_down_) return;
+    if (!ec) {
+      auto session = std::make_shared<RobotSession>(std::move(socket), session_ctx_);
+      sessions_.insert(session);
+      robot_connections_.store(sessions_.size());
+      session->start();
+    } else {
+      spdlog::warn("accept failed: {}", ec.message());
+    }
+    accept_robot();
+  });
+}
+
+void Server::accept_monitor() {
+  monitor_acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || shutting_down_) return;
+    if (!ec) {
+      if (monitors_.size() >= static_cast<size_t>(config_.max_monitor_clients)) {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        spdlog::warn("monitor client refused: {} already connected", monitors_.size());
+      } else {
+        auto m = std::make_shared<MonitorSession>(std::move(socket), monitor_ctx_);
+        monitors_.insert(m);
+        m->start();
+      }
+    }
+    accept_monitor();
+  });
+}
+
+void Server::begin_shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  monitor_acceptor_.close(ec);
+  // Copies: draining/closing removes sessions from the sets.
+  auto sessions = sessions_;
+  for (const auto& s : sessions) s->drain();
+  auto monitors = monitors_;
+  for (const auto& m : monitors) m->close("server shutting down");
+  work_.reset();  // io_.run() returns once the last session is gone
+}
+
+void Server::stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  spdlog::info("shutting down: answering frames in flight, saving every robot");
+  asio::post(io_, [this] { begin_shutdown(); });
+  if (io_thread_.joinable()) io_thread_.join();
+  worker_.stop();  // saves and releases the robots still attached
+  spdlog::info("server stopped ({} saves in total)", worker_.saves());
+}
+
+}  // namespace fieldbrain::server

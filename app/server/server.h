@@ -1,0 +1,66 @@
+// The fieldbrain server: the robot port, the monitor port, one Asio I/O thread for all
+// sockets and one brain worker thread (brain_worker.h) for all brains.
+//
+// stop() is the SIGINT/SIGTERM path of PROTOCOL.md: stop accepting, answer the frames already
+// in the brain, close every connection, save every robot, return.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include <boost/asio.hpp>
+
+#include "app/server/brain_engine.h"
+#include "app/server/brain_worker.h"
+#include "app/server/monitor_session.h"
+#include "app/server/robot_session.h"
+#include "app/server/server_config.h"
+#include "app/server/server_stats.h"
+
+namespace fieldbrain::server {
+
+class Server {
+ public:
+  // `engine` must outlive the server.
+  Server(ServerConfig config, BrainEngine& engine);
+  ~Server();
+
+  // Binds both ports (throws std::runtime_error naming the port when that fails), starts the
+  // brain worker and the I/O thread.
+  void start();
+  void stop();  // idempotent
+
+  uint16_t port() const { return port_; }
+  uint16_t monitor_port() const { return monitor_port_; }
+  const ServerConfig& config() const { return config_; }
+  ServerStats& stats() { return stats_; }
+  BrainWorker& worker() { return worker_; }
+  size_t robot_connections() const { return robot_connections_.load(); }
+
+ private:
+  void accept_robot();
+  void accept_monitor();
+  void begin_shutdown();
+
+  ServerConfig config_;
+  BrainEngine& engine_;
+  ServerStats stats_;
+  BrainWorker worker_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::ip::tcp::acceptor monitor_acceptor_;
+  SessionContext session_ctx_;
+  MonitorContext monitor_ctx_;
+  std::set<std::shared_ptr<RobotSession>> sessions_;     // I/O thread only
+  std::set<std::shared_ptr<MonitorSession>> monitors_;   // I/O thread only
+  std::atomic<size_t> robot_connections_{0};
+  std::thread io_thread_;
+  uint16_t port_ = 0, monitor_port_ = 0;
+  bool started_ = false, stopped_ = false;
+  bool shutting_down_ = false;  // I/O thread only
+};
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,109 @@
+#include "app/server/server_config.h"
+
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace fieldbrain::server {
+namespace {
+
+template <typename T>
+void read_key(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("config key '") + key + "': " + e.what());
+  }
+}
+
+void require(bool ok, const char* key, const std::string& what) {
+  if (!ok) throw std::invalid_argument(std::string("config key '") + key + "' " + what);
+}
+
+}  // namespace
+
+void from_json(const nlohmann::json& j, ServerConfig& c) {
+  if (!j.is_object()) throw std::invalid_argument("server config must be a JSON object");
+  static const std::set<std::string> known = {
+      "host",         "port",           "monitor_port",      "max_frame_floats",
+      "max_dim",      "idle_timeout_s", "handshake_timeout_s", "max_bad_frames",
+      "max_json_line", "state_dir",     "save_every_cycles", "log_level",
+      "subscriber_queue", "max_monitor_clients", "brain"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!known.count(it.key())) {
+      throw std::invalid_argument("unknown config key '" + it.key() + "'");
+    }
+  }
+  read_key(j, "host", c.host);
+  read_key(j, "port", c.port);
+  read_key(j, "monitor_port", c.monitor_port);
+  read_key(j, "max_frame_floats", c.max_frame_floats);
+  read_key(j, "max_dim", c.max_dim);
+  read_key(j, "idle_timeout_s", c.idle_timeout_s);
+  read_key(j, "handshake_timeout_s", c.handshake_timeout_s);
+  read_key(j, "max_bad_frames", c.max_bad_frames);
+  read_key(j, "max_json_line", c.max_json_line);
+  read_key(j, "state_dir", c.state_dir);
+  read_key(j, "save_every_cycles", c.save_every_cycles);
+  read_key(j, "log_level", c.log_level);
+  read_key(j, "subscriber_queue", c.subscriber_queue);
+  read_key(j, "max_monitor_clients", c.max_monitor_clients);
+  if (j.contains("brain")) {
+    require(j.at("brain").is_object(), "brain", "must be an object");
+    c.brain = j.at("brain");
+  }
+}
+
+void to_json(nlohmann::json& j, const ServerConfig& c) {
+  j = {{"host", c.host},
+       {"port", c.port},
+       {"monitor_port", c.monitor_port},
+       {"max_frame_floats", c.max_frame_floats},
+       {"max_dim", c.max_dim},
+       {"idle_timeout_s", c.idle_timeout_s},
+       {"handshake_timeout_s", c.handshake_timeout_s},
+       {"max_bad_frames", c.max_bad_frames},
+       {"max_json_line", c.max_json_line},
+       {"state_dir", c.state_dir},
+       {"save_every_cycles", c.save_every_cycles},
+       {"log_level", c.log_level},
+       {"subscriber_queue", c.subscriber_queue},
+       {"max_monitor_clients", c.max_monitor_clients},
+       {"brain", c.brain}};
+}
+
+void ServerConfig::validate() const {
+  require(port >= 0 && port <= 65535, "port", "must be in 0..65535");
+  require(monitor_port >= -1 && monitor_port <= 65535, "monitor_port",
+          "must be in -1..65535 (-1 = off)");
+  require(max_frame_floats >= 16 && max_frame_floats <= (1u << 24), "max_frame_floats",
+          "must be in 16..16777216");
+  require(max_dim >= 1 && max_dim <= 1024, "max_dim", "must be in 1..1024");
+  require(idle_timeout_s > 0, "idle_timeout_s", "must be > 0");
+  require(handshake_timeout_s > 0, "handshake_timeout_s", "must be > 0");
+  require(max_bad_frames >= 1, "max_bad_frames", "must be >= 1");
+  require(max_json_line >= 64, "max_json_line", "must be >= 64");
+  require(save_every_cycles >= 0, "save_every_cycles", "must be >= 0");
+  static const std::set<std::string> levels = {"trace", "debug", "info",    "warn",
+                                               "error", "critical", "off"};
+  require(levels.count(log_level) > 0, "log_level",
+          "must be one of trace, debug, info, warn, error, critical, off");
+  require(subscriber_queue >= 1, "subscriber_queue", "must be >= 1");
+  require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
+}
+
+ServerConfig load_server_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open config file " + path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw std::runtime_error("config file " + path + " is not valid JSON");
+  try {
+    return j.get<ServerConfig>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+}  // namespace fieldbrain::server

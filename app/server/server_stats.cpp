@@ -1,0 +1,98 @@
+#include "app/server/server_stats.h"
+
+#include <spdlog/spdlog.h>
+
+#include "app/server/handshake.h"
+
+namespace fieldbrain::server {
+namespace {
+
+double epoch_seconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+ServerStats::ServerStats() : start_(std::chrono::steady_clock::now()) {}
+
+void ServerStats::connection_opened() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++tcp_connections_;
+  ++active_connections_;
+}
+
+void ServerStats::connection_closed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --active_connections_;
+}
+
+void ServerStats::handshake_done() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++total_connections_;
+}
+
+void ServerStats::sensory_frame() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++total_messages_;
+}
+
+void ServerStats::error(int code, const std::string& who, const std::string& message) {
+  spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++total_errors_;
+  ++by_code_[code];
+  ++by_category_[error_category_name(code)];
+  recent_.push_back({{"timestamp", epoch_seconds()},
+                     {"client_id", who},
+                     {"error", true},
+                     {"code", code},
+                     {"code_name", error_code_name(code)},
+                     {"category", error_category_name(code)},
+                     {"message", message},
+                     {"details", nlohmann::json::object()}});
+  if (recent_.size() > 10) recent_.pop_front();
+}
+
+uint64_t ServerStats::total_errors() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return total_errors_;
+}
+
+uint64_t ServerStats::errors_with_code(int code) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_code_.find(code);
+  return it == by_code_.end() ? 0 : it->second;
+}
+
+uint64_t ServerStats::total_messages() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return total_messages_;
+}
+
+double ServerStats::uptime_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+nlohmann::json ServerStats::connection_stats_json() const {
+  const double up = uptime_s();
+  std::lock_guard<std::mutex> lock(mutex_);
+  nlohmann::json by_code = nlohmann::json::object();
+  for (const auto& [code, n] : by_code_) by_code[error_code_name(code)] = n;
+  nlohmann::json recent = nlohmann::json::array();
+  for (const auto& e : recent_) recent.push_back(e);
+  return {{"uptime_seconds", up},
+          {"total_connections", total_connections_},
+          {"tcp_connections", tcp_connections_},
+          {"active_connections", active_connections_},
+          {"total_messages", total_messages_},
+          {"messages_per_second", up > 0 ? total_messages_ / up : 0.0},
+          {"active_sessions", nlohmann::json::array()},
+          {"error_stats",
+           {{"total_errors", total_errors_},
+            {"by_code", by_code},
+            {"by_category", by_category_},
+            {"recent_errors", recent}}}};
+}
+
+}  // namespace fieldbrain::server

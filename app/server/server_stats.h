@@ -1,0 +1,50 @@
+// Counters the monitor reports (connection_stats, performance_metrics) and the error log of
+// LEGACY_PROTOCOL.md §5.2: every error is logged once (spdlog) with the robot's id and
+// counted here by code and category. Thread-safe: sessions (I/O thread) and the brain worker
+// both record.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fieldbrain::server {
+
+class ServerStats {
+ public:
+  ServerStats();
+
+  void connection_opened();
+  void connection_closed();
+  void handshake_done();
+  void sensory_frame();
+  // Logs (warn) and counts one error. `who` is the robot key or the peer address.
+  void error(int code, const std::string& who, const std::string& message);
+
+  uint64_t total_errors() const;
+  uint64_t errors_with_code(int code) const;
+  uint64_t total_messages() const;
+  double uptime_s() const;
+
+  // connection_stats' data object (§4.1).
+  nlohmann::json connection_stats_json() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::chrono::steady_clock::time_point start_;
+  uint64_t total_connections_ = 0;  // successful handshakes
+  uint64_t tcp_connections_ = 0;
+  int64_t active_connections_ = 0;
+  uint64_t total_messages_ = 0;
+  uint64_t total_errors_ = 0;
+  std::map<int, uint64_t> by_code_;
+  std::map<std::string, uint64_t> by_category_;
+  std::deque<nlohmann::json> recent_;  // last 10
+};
+
+}  // namespace fieldbrain::server

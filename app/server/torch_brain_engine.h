@@ -1,0 +1,19 @@
+// The BrainEngine over fieldbrain::FieldBrain: one single-robot FieldBrain per robot, robots
+// of one (S, M) stepped together with FieldBrainImpl::step_group. The header is torch-free so
+// the server and its tests need no LibTorch headers; only torch_brain_engine.cpp includes it.
+#pragma once
+
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "app/server/brain_engine.h"
+
+namespace fieldbrain::server {
+
+// `brain_config` is the "brain" object of the server config (fieldbrain::BrainConfig keys;
+// unknown keys refused). Its sensory_dim/motor_dim are replaced by each robot's handshake.
+// Throws std::invalid_argument when the config does not parse or validate.
+std::unique_ptr<BrainEngine> make_field_brain_engine(const nlohmann::json& brain_config);
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,78 @@
+// FieldBrain: the whole v1 cycle (brain/CYCLE.md) for a batch of B robots sharing (S, M, R).
+//
+// Guarantees (see brain/INTERFACE.md):
+//  - every piece of state is a registered buffer, pre-allocated on the configured device at
+//    construction (host-side counters are CPU buffers); named_buffers() lists all of it;
+//  - a robot's trajectory depends only on (config, its key, its inputs): the same alone, in a
+//    batch, or in a step_group;
+//  - step() makes exactly one device->host copy (the motors, through SyncCounter);
+//  - bad input throws std::invalid_argument before any state changes.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "brain/brain_config.h"
+
+namespace fieldbrain {
+
+// splitmix64 finaliser of CYCLE.md "Randomness": the seed of robot `key`'s generator.
+uint64_t robot_seed(uint64_t seed, uint64_t key);
+
+class FieldBrainImpl : public torch::nn::Module {
+ public:
+  // B = robot_keys.size() robots sharing (S, M, R); each robot's generator is seeded from
+  // (config.seed, robot_keys[i]). Throws std::invalid_argument on a bad config.
+  FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys);
+  ~FieldBrainImpl() override;
+
+  // One cycle for the whole batch. sensors [B,S] float32 finite, reward [B] float32 finite
+  // (any device; copied to the brain's device). Returns motors [B,M] float32 on the CPU,
+  // each in (-1,1). The only device->host copy of the cycle. Throws std::invalid_argument
+  // naming the problem (shape, non-finite) and leaves the state untouched.
+  torch::Tensor step(const torch::Tensor& sensors, const torch::Tensor& reward);
+
+  // One batched cycle over several single-robot brains with the same config (the server's
+  // tick): result identical to stepping each alone. motors [k,M] on the CPU.
+  static torch::Tensor step_group(const std::vector<FieldBrainImpl*>& brains,
+                                  const torch::Tensor& sensors, const torch::Tensor& reward);
+
+  int64_t batch() const;
+  int64_t cycle() const;                    // cycles completed (host counter, no sync)
+  const BrainConfig& config() const;
+  nlohmann::json telemetry(int64_t robot);  // LEGACY_BRAIN §9 metrics (one host copy)
+  torch::Tensor field_slice(int64_t robot, int64_t channel, int64_t z);  // [R,R] CPU
+
+  void save(const std::string& path) const;  // atomic, checksummed, torch.load-able
+  void load(const std::string& path);        // throws std::runtime_error on corrupt/mismatch,
+                                             // state untouched then
+
+  // The field [B,64,R,R,R] on the brain's device (a view of the state; for tests and tools).
+  const torch::Tensor& field() const;
+  const std::vector<uint64_t>& robot_keys() const;
+
+ private:
+  struct Parts;  // the modules of the cycle (brain/field_brain.cpp)
+  struct Scratch {};
+  FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);
+  void build(bool draw_initial_state);
+  torch::Tensor run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward);
+
+  BrainConfig config_;
+  std::vector<uint64_t> keys_;
+  std::vector<at::Generator> generators_;
+  torch::Device device_;
+  torch::Tensor field_;      // [B,64,R,R,R]
+  torch::Tensor cycles_;     // [B] int64 CPU: cycles completed per robot
+  torch::Tensor telemetry_;  // [B,K] device: this cycle's §9 scalars
+  double last_cycle_ms_ = 0.0;
+  std::unique_ptr<Parts> parts_;
+};
+TORCH_MODULE(FieldBrain);
+
+}  // namespace fieldbrain

@@ -1,0 +1,69 @@
+// The field step (CYCLE.md step 7, items 1-8): decay, spontaneous activity, learned
+// diffusion, coupling, dynamics self-modification, NaN repair/squash/clamp and the global
+// periodic diffusion. The reference path uses plain ATen ops one-to-one with
+// scripts/reference; the fused operator of brain/ops has the same contract.
+#pragma once
+
+#include <string>
+
+#include <torch/torch.h>
+
+namespace fieldbrain {
+
+// field   [B,64,R,R,R] float32   the field after the imprint (not modified)
+// noise   [B,48,R,R,R] float32   eps_sp, standard normal (CYCLE.md draw 2)
+// wave    [B,R,R,R]    float32   sum over valid wave vectors of sin(phi + (wv.(x,y,z))/3)
+// ef      [B,R,R,R]    float32   the error field Ef (ignored where has_ef = 0)
+// scalars [B,8]        float32   per robot: 0 decay (the modulation's decay_rate, before x0.999),
+//                                1 drive, 2 explore, 3 sigma, 4 has_ef (0/1), 5..7 reserved (0)
+// returns [B,64,R,R,R]           the field after step 7.8 (global periodic diffusion),
+//                                before attractors and the hierarchical update
+// Allocates its temporaries; all tensors on one device.
+torch::Tensor field_step_reference(const torch::Tensor& field, const torch::Tensor& noise,
+                                   const torch::Tensor& wave, const torch::Tensor& ef,
+                                   const torch::Tensor& scalars);
+
+// Column indices of `scalars`.
+enum FieldStepScalar : int64_t {
+  kStepDecay = 0,
+  kStepDrive = 1,
+  kStepExplore = 2,
+  kStepSigma = 3,
+  kStepHasEf = 4,
+  kStepScalarCount = 8,
+};
+
+struct FieldDynamicsOptions {
+  FieldDynamicsOptions(int64_t batch, int64_t resolution) : batch_(batch), resolution_(resolution) {}
+  TORCH_ARG(int64_t, batch);
+  TORCH_ARG(int64_t, resolution);
+  // "reference" (field_step_reference) or "fast" (the registered fieldbrain::field_step op).
+  TORCH_ARG(std::string, field_step) = "reference";
+};
+
+// Holds the per-robot wave vectors of the spontaneous activity (CYCLE.md construction draws
+// 2-3) and runs the configured field step.
+class FieldDynamicsImpl : public torch::nn::Module {
+ public:
+  explicit FieldDynamicsImpl(FieldDynamicsOptions options);
+
+  // Construction draws 2-3 for robot b (randint, then normal_([n_waves,3])).
+  void init_robot(int64_t b, at::Generator& gen);
+
+  // wave [B,R,R,R] for phases phi [B] (= 0.1 * cycle), written into the wave buffer.
+  const torch::Tensor& compute_wave(const torch::Tensor& phi);
+
+  // Runs the configured field step (contract of field_step_reference).
+  torch::Tensor step(const torch::Tensor& field, const torch::Tensor& noise,
+                     const torch::Tensor& wave, const torch::Tensor& ef,
+                     const torch::Tensor& scalars);
+
+  FieldDynamicsOptions options;
+  torch::Tensor wave_vectors;  // [B,5,3], rows >= n_waves zero
+  torch::Tensor wave_mask;     // [B,5] 0/1
+  torch::Tensor wave;          // [B,R,R,R] scratch
+  torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
+};
+TORCH_MODULE(FieldDynamics);
+
+}  // namespace fieldbrain

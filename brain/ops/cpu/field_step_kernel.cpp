@@ -1,0 +1,166 @@
+// CPU kernel of fieldbrain::field_step / field_step_out: argument checks, the choice of the
+// instruction-set variant, scratch memory and threading (at::parallel_for) around the two
+// passes of field_step_passes.cpp.
+#include <ATen/MemoryOverlap.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "brain/ops/cpu/field_step_passes.h"
+#include "brain/ops/field_step.h"
+
+namespace fieldbrain {
+namespace ops {
+namespace cpu {
+namespace {
+
+constexpr int64_t kScalars = 8;
+
+const FieldStepPasses& passes() {
+  static const FieldStepPasses* chosen = [] {
+#if defined(FIELDBRAIN_OPS_AVX2)
+    const char* forced = std::getenv("FIELDBRAIN_ISA");
+    const bool want_default = forced != nullptr && std::strcmp(forced, "default") == 0;
+    __builtin_cpu_init();
+    if (!want_default && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return &isa_avx2::kPasses;
+    }
+#endif
+    return &isa_default::kPasses;
+  }();
+  return *chosen;
+}
+
+// Per-thread scratch, grown on first use and reused: the steady state allocates nothing.
+float* thread_scratch(size_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < floats) buffer.resize(floats);
+  return buffer.data();
+}
+
+void check_tensor(const at::Tensor& t, const char* name, at::IntArrayRef shape) {
+  TORCH_CHECK(t.defined(), "fieldbrain::field_step: ", name, " is undefined");
+  TORCH_CHECK(t.device().is_cpu(), "fieldbrain::field_step: ", name,
+              " must be on the CPU for this kernel, got ", t.device());
+  TORCH_CHECK(t.scalar_type() == at::kFloat, "fieldbrain::field_step: ", name,
+              " must be float32, got ", t.scalar_type());
+  TORCH_CHECK(t.sizes() == shape, "fieldbrain::field_step: ", name, " must have shape ", shape,
+              ", got ", t.sizes());
+}
+
+// Slab thickness (x planes) of a pass-1 task: keep its scratch within ~1.5 MiB (the L2 of one
+// core) and give every thread work even for one robot.
+int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
+  constexpr size_t kBudgetFloats = (size_t(3) << 20) / 2 / sizeof(float);
+  const int64_t threads = std::max<int64_t>(1, at::get_num_threads());
+  int64_t slabs = std::max<int64_t>(1, (threads + B - 1) / B);
+  int64_t planes = (R + slabs - 1) / slabs;
+  while (planes > 2 && p.pass1_scratch_floats(R, planes) > kBudgetFloats) {
+    ++slabs;
+    planes = (R + slabs - 1) / slabs;
+  }
+  return planes;
+}
+
+at::Tensor& field_step_out_cpu(const at::Tensor& field_in, const at::Tensor& noise_in,
+                               const at::Tensor& wave_in, const at::Tensor& ef_in,
+                               const at::Tensor& scalars_in, at::Tensor& out) {
+  TORCH_CHECK(field_in.defined() && field_in.dim() == 5 && field_in.size(1) == 64 &&
+                  field_in.size(2) == field_in.size(3) && field_in.size(2) == field_in.size(4),
+              "fieldbrain::field_step: field must have shape [B,64,R,R,R], got ",
+              field_in.defined() ? field_in.sizes() : at::IntArrayRef{});
+  const int64_t B = field_in.size(0), R = field_in.size(2);
+  check_tensor(field_in, "field", {B, 64, R, R, R});
+  check_tensor(noise_in, "noise", {B, 48, R, R, R});
+  check_tensor(wave_in, "wave", {B, R, R, R});
+  check_tensor(ef_in, "ef", {B, R, R, R});
+  check_tensor(scalars_in, "scalars", {B, kScalars});
+  TORCH_CHECK(out.device().is_cpu() && out.scalar_type() == at::kFloat,
+              "fieldbrain::field_step_out: out must be a float32 CPU tensor, got ",
+              out.scalar_type(), " on ", out.device());
+  if (out.sizes() != field_in.sizes()) out.resize_(field_in.sizes());
+  TORCH_CHECK(out.is_contiguous(), "fieldbrain::field_step_out: out must be contiguous");
+  // Copies only when an input is not contiguous.
+  const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
+                   wave = wave_in.contiguous(), ef = ef_in.contiguous(),
+                   scalars = scalars_in.contiguous();
+  for (const at::Tensor* t : {&field, &noise, &wave, &ef, &scalars}) at::assert_no_overlap(out, *t);
+  if (B == 0 || R == 0) return out;
+
+  FieldStepView v;
+  v.field = field.data_ptr<float>();
+  v.noise = noise.data_ptr<float>();
+  v.wave = wave.data_ptr<float>();
+  v.ef = ef.data_ptr<float>();
+  v.scalars = scalars.data_ptr<float>();
+  v.out = out.data_ptr<float>();
+  v.batch = B;
+  v.resolution = R;
+
+  const FieldStepPasses& p = passes();
+  const int64_t planes = slab_planes(p, B, R);
+  const int64_t slabs = (R + planes - 1) / planes;
+  // Per-call bookkeeping of the calling thread: [ef_max, ef_weight] per robot, one maximum per
+  // pass-1 task, one squash flag per robot.
+  thread_local std::vector<float> meta;
+  const size_t need = static_cast<size_t>(2 * B + B * slabs + B);
+  if (meta.size() < need) meta.resize(need);
+  float* ef_max = meta.data();
+  float* ef_weight = ef_max + B;
+  float* slab_max = ef_weight + B;
+  float* squash = slab_max + B * slabs;
+
+  at::parallel_for(0, B, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) p.ef_stats(v, b, &ef_max[b], &ef_weight[b]);
+  });
+  const size_t scratch1 = p.pass1_scratch_floats(R, planes);
+  at::parallel_for(0, B * slabs, 1, [&](int64_t begin, int64_t end) {
+    float* scratch = thread_scratch(scratch1);
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / slabs, x0 = (t % slabs) * planes;
+      slab_max[t] = p.pass1_slab(v, b, x0, std::min(R, x0 + planes), ef_max[b], ef_weight[b],
+                                 scratch);
+    }
+  });
+  // item 7: squash when max|Fn[0:48]| > 2, decided per robot
+  for (int64_t b = 0; b < B; ++b) {
+    float m = 0.f;
+    for (int64_t k = 0; k < slabs; ++k) m = std::max(m, slab_max[b * slabs + k]);
+    squash[b] = m > 2.f ? 1.f : 0.f;
+  }
+  const size_t scratch2 = p.pass2_scratch_floats(R);
+  at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
+    float* scratch = thread_scratch(scratch2);
+    for (int64_t t = begin; t < end; ++t) {
+      p.pass2_channel(v, t / 64, t % 64, squash[t / 64] != 0.f, scratch);
+    }
+  });
+  return out;
+}
+
+at::Tensor field_step_cpu(const at::Tensor& field, const at::Tensor& noise,
+                          const at::Tensor& wave, const at::Tensor& ef,
+                          const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step: field is undefined");
+  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
+  field_step_out_cpu(field, noise, wave, ef, scalars, out);
+  return out;
+}
+
+}  // namespace
+}  // namespace cpu
+
+std::string field_step_cpu_isa() { return cpu::passes().isa; }
+
+}  // namespace ops
+}  // namespace fieldbrain
+
+TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
+  m.impl("field_step", TORCH_FN(fieldbrain::ops::cpu::field_step_cpu));
+  m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cpu::field_step_out_cpu));
+}

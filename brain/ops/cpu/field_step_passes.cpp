@@ -1,0 +1,432 @@
+// The fused CPU field step, compiled once per instruction set (see field_step_passes.h).
+// FIELDBRAIN_ISA_NAMESPACE names the variant; CPU_CAPABILITY(_AVX2) selects at::vec's
+// implementation (Sleef for tanh/exp under AVX2), exactly as ATen builds its own kernels.
+//
+// Formulas follow brain/CYCLE.md step 7 item by item; comments give the item number. Pass-1
+// scratch holds, for one slab [x0,x1) plus halos, the per-voxel coefficients derived from the
+// dynamics channels and the per-channel intermediates X2 (halo 2), Aq (halo 1) and X3:
+//   X2 and Aq use padded planes of (R+2)^2 with a zero border, so the zero padding of the
+//   conv3d's of items 3-4 costs no branches; planes outside [0,R) stay all zero.
+#include "brain/ops/cpu/field_step_passes.h"
+
+#include <ATen/cpu/vec/vec.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#ifndef FIELDBRAIN_ISA_NAMESPACE
+#error "compile with -DFIELDBRAIN_ISA_NAMESPACE=isa_<name>"
+#endif
+
+namespace fieldbrain {
+namespace ops {
+namespace cpu {
+namespace FIELDBRAIN_ISA_NAMESPACE {
+namespace {
+
+using Vec = at::vec::Vectorized<float>;
+constexpr int64_t kW = Vec::size();
+constexpr int64_t kFieldChannels = 64;
+constexpr int64_t kActivity = 48;  // channels 0..47 (X); 48..63 are the dynamics D
+
+// Runs fn(i, n) over [0, len) in vector-sized pieces; n < kW only for the tail.
+template <typename Fn>
+inline void for_vectors(int64_t len, Fn fn) {
+  int64_t i = 0;
+  for (; i + kW <= len; i += kW) fn(i, kW);
+  if (i < len) fn(i, len - i);
+}
+inline Vec load(const float* p, int64_t n) { return n == kW ? Vec::loadu(p) : Vec::loadu(p, n); }
+inline void store(const Vec& v, float* p, int64_t n) {
+  if (n == kW) {
+    v.store(p);
+  } else {
+    v.store(p, n);
+  }
+}
+// ATen's float sigmoid: 1 / (1 + exp(-x)).
+inline Vec sigmoid(const Vec& x) { return (Vec(1.f) + x.neg().exp()).reciprocal(); }
+// NaN -> 0 (item 7).
+inline Vec repair(const Vec& x) { return Vec::blendv(x, Vec(0.f), x.isnan()); }
+
+constexpr size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
+
+// Offsets (in floats) of the pass-1 scratch arrays for a slab of n0 planes.
+struct Pass1Layout {
+  int64_t R, P, Rp, Pp, n0, n1, n2;
+  size_t fk[4], fm, wt, dif[3], pl0, cc, x2, aq, x3, syz, sz, row, acc[4], total;
+  Pass1Layout(int64_t resolution, int64_t planes) {
+    R = resolution;
+    P = R * R;
+    Rp = R + 2;
+    Pp = Rp * Rp;
+    n0 = planes;
+    n1 = planes + 2;
+    n2 = planes + 4;
+    size_t at = 0;
+    auto take = [&at](size_t floats) {
+      size_t here = at;
+      at += align16(floats);
+      return here;
+    };
+    for (auto& o : fk) o = take(n2 * P);
+    fm = take(n2 * P);
+    wt = take(n2 * P);
+    for (auto& o : dif) o = take(n1 * P);
+    pl0 = take(n1 * P);
+    cc = take(n0 * P);
+    x2 = take(n2 * Pp);
+    aq = take(n1 * Pp);
+    x3 = take(n0 * P);
+    syz = take(n1 * P);
+    sz = take((R + 2) * R);
+    row = take(R);
+    for (auto& o : acc) o = take(n0 * P);
+    total = at;
+  }
+};
+
+size_t pass1_scratch_floats(int64_t resolution, int64_t planes) {
+  return Pass1Layout(resolution, planes).total;
+}
+
+void ef_stats(const FieldStepView& v, int64_t b, float* ef_max, float* ef_weight) {
+  const int64_t V = v.resolution * v.resolution * v.resolution;
+  const float* ef = v.ef + b * V;
+  Vec m(0.f);
+  double sum = 0.0;
+  for_vectors(V, [&](int64_t i, int64_t n) {
+    Vec a = load(ef + i, n).abs();
+    m = at::vec::maximum(m, a);
+    float tmp[kW];
+    a.store(tmp);
+    float s = 0.f;
+    for (int64_t k = 0; k < n; ++k) s += tmp[k];
+    sum += s;
+  });
+  float tmp[kW];
+  m.store(tmp);
+  float mx = 0.f;
+  for (int64_t k = 0; k < kW; ++k) mx = (tmp[k] > mx || std::isnan(tmp[k])) ? tmp[k] : mx;
+  *ef_max = mx;
+  *ef_weight = std::min(0.5f, static_cast<float>(sum / static_cast<double>(V)));
+}
+
+float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, float ef_max,
+                 float ef_weight, float* s) {
+  const Pass1Layout L(v.resolution, x1 - x0);
+  const int64_t R = L.R, P = L.P, Rp = L.Rp, Pp = L.Pp, V = P * R;
+  const float* F = v.field + b * kFieldChannels * V;
+  const float* D = F + kActivity * V;
+  const float* noise = v.noise + b * kActivity * V;
+  const float* wave = v.wave + b * V;
+  const float* ef = v.ef + b * V;
+  const float* sc = v.scalars + b * 8;
+  float* out = v.out + b * kFieldChannels * V;
+
+  const float gmu = sc[0] * 0.999f;
+  const float drive = sc[1], explore = sc[2], sigma = sc[3];
+  const bool has_ef = sc[4] > 0.5f;
+
+  // Planes covered with halo h, clipped to the domain.
+  const int64_t h2lo = std::max<int64_t>(0, x0 - 2), h2hi = std::min(R, x1 + 2);
+  const int64_t h1lo = std::max<int64_t>(0, x0 - 1), h1hi = std::min(R, x1 + 1);
+
+  // Zero borders and out-of-domain planes of the padded buffers, and the accumulators.
+  std::fill(s + L.x2, s + L.x2 + L.n2 * Pp, 0.f);
+  std::fill(s + L.aq, s + L.aq + L.n1 * Pp, 0.f);
+  std::fill(s + L.syz, s + L.syz + L.n1 * P, 0.f);
+  std::fill(s + L.sz, s + L.sz + (R + 2) * R, 0.f);
+  for (auto o : L.acc) std::fill(s + o, s + o + L.n0 * P, 0.f);
+
+  // Per-voxel coefficients from the dynamics channels.
+  for (int64_t x = h2lo; x < h2hi; ++x) {
+    const int64_t i2 = x - (x0 - 2);
+    float* fk[4];
+    for (int k = 0; k < 4; ++k) fk[k] = s + L.fk[k] + i2 * P;
+    float* fm = s + L.fm + i2 * P;
+    float* wt = s + L.wt + i2 * P;
+    const float* d = D + x * P;
+    const float* w = wave + x * P;
+    for_vectors(P, [&](int64_t i, int64_t n) {
+      // item 1: dec = sigmoid(D[0:4]); f_k = dec_k * gmu; channels 32..47 use mean_k(dec) * gmu
+      Vec d0 = sigmoid(load(d + i, n)), d1 = sigmoid(load(d + V + i, n));
+      Vec d2 = sigmoid(load(d + 2 * V + i, n)), d3 = sigmoid(load(d + 3 * V + i, n));
+      Vec g(gmu);
+      store(d0 * g, fk[0] + i, n);
+      store(d1 * g, fk[1] + i, n);
+      store(d2 * g, fk[2] + i, n);
+      store(d3 * g, fk[3] + i, n);
+      store((((d0 + d1) + d2) + d3) / Vec(4.f) * g, fm + i, n);
+      // item 2: 2 * 0.0005 * wave
+      store(load(w + i, n) * Vec(0.001f), wt + i, n);
+    });
+  }
+  for (int64_t x = h1lo; x < h1hi; ++x) {
+    const int64_t i1 = x - (x0 - 1);
+    const float* d = D + x * P;
+    float* dif0 = s + L.dif[0] + i1 * P;
+    float* dif1 = s + L.dif[1] + i1 * P;
+    float* dif2 = s + L.dif[2] + i1 * P;
+    float* pl0 = s + L.pl0 + i1 * P;
+    for_vectors(P, [&](int64_t i, int64_t n) {
+      // item 3: dif = tanh(D[4:8]) * 0.1 (channel 4 -> x, 5 -> y, 6 -> z); item 4: pl = sigmoid(D[12:16])
+      store(load(d + 4 * V + i, n).tanh() * Vec(0.1f), dif0 + i, n);
+      store(load(d + 5 * V + i, n).tanh() * Vec(0.1f), dif1 + i, n);
+      store(load(d + 6 * V + i, n).tanh() * Vec(0.1f), dif2 + i, n);
+      store(sigmoid(load(d + 12 * V + i, n)), pl0 + i, n);
+    });
+  }
+  for (int64_t x = x0; x < x1; ++x) {
+    const int64_t i0 = x - x0;
+    const float* d = D + x * P;
+    float* cc = s + L.cc + i0 * P;
+    for_vectors(P, [&](int64_t i, int64_t n) {
+      // item 4: mean_k(cw[k]) * pl[1]
+      Vec cw = (((load(d + 8 * V + i, n) + load(d + 9 * V + i, n)) + load(d + 10 * V + i, n)) +
+                load(d + 11 * V + i, n)) /
+               Vec(4.f);
+      store(cw * sigmoid(load(d + 13 * V + i, n)), cc + i, n);
+    });
+  }
+
+  Vec vmax(0.f);
+  float* x2buf = s + L.x2;
+  float* aqbuf = s + L.aq;
+  float* sz = s + L.sz;
+  for (int64_t c = 0; c < kActivity; ++c) {
+    const float* Fc = F + c * V;
+    const float* Nc = noise + c * V;
+    // items 1-2: X2 = decay/shift(F) + (0.001 eps + 0.001 wave) * drive, on planes of halo 2.
+    for (int64_t x = h2lo; x < h2hi; ++x) {
+      const int64_t i2 = x - (x0 - 2);
+      const float* fc = Fc + x * P;
+      const float* nz = Nc + x * P;
+      const float* wt = s + L.wt + i2 * P;
+      float* dst = x2buf + i2 * Pp + Rp + 1;
+      const Vec vdrive(drive), k001(0.001f);
+      if (c < 32) {
+        const float* f = s + L.fk[c % 4] + i2 * P;
+        for (int64_t y = 0; y < R; ++y) {
+          const int64_t r = y * R;
+          for_vectors(R, [&](int64_t z, int64_t n) {
+            Vec x1v = load(fc + r + z, n) * load(f + r + z, n);
+            Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
+            store(x2v, dst + y * Rp + z, n);
+          });
+        }
+      } else {
+        const float* fm = s + L.fm + i2 * P;
+        const float* fprev = fc - V;  // channel c-1, used for c > 32
+        const bool shift = c > 32;
+        for (int64_t y = 0; y < R; ++y) {
+          const int64_t r = y * R;
+          for_vectors(R, [&](int64_t z, int64_t n) {
+            // T[c] = 0.85 T[c] + 0.15 T[c-1], both from the decayed products
+            Vec m = load(fm + r + z, n);
+            Vec x1v = Vec(0.85f) * (load(fc + r + z, n) * m);
+            if (shift) x1v = x1v + Vec(0.15f) * (load(fprev + r + z, n) * m);
+            Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
+            store(x2v, dst + y * Rp + z, n);
+          });
+        }
+      }
+    }
+    // item 3: X3 = X2 + sum_a laplacian_a(X2) * dif[a]; item 4: Aq = tanh(X3 * pl0). Halo 1.
+    for (int64_t x = h1lo; x < h1hi; ++x) {
+      const int64_t i1 = x - (x0 - 1);
+      const bool interior = x >= x0 && x < x1;
+      const float* c2 = x2buf + (i1 + 1) * Pp + Rp + 1;
+      const float* dif0 = s + L.dif[0] + i1 * P;
+      const float* dif1 = s + L.dif[1] + i1 * P;
+      const float* dif2 = s + L.dif[2] + i1 * P;
+      const float* pl0 = s + L.pl0 + i1 * P;
+      float* aq = aqbuf + i1 * Pp + Rp + 1;
+      for (int64_t y = 0; y < R; ++y) {
+        const int64_t r = y * R;
+        const float* cr = c2 + y * Rp;
+        float* x3row = interior ? s + L.x3 + (x - x0) * P + r : s + L.row;
+        for_vectors(R, [&](int64_t z, int64_t n) {
+          Vec cv = load(cr + z, n);
+          Vec two_c = cv + cv;
+          Vec lx = (load(cr + z - Pp, n) + load(cr + z + Pp, n)) - two_c;
+          Vec ly = (load(cr + z - Rp, n) + load(cr + z + Rp, n)) - two_c;
+          Vec lz = (load(cr + z - 1, n) + load(cr + z + 1, n)) - two_c;
+          Vec x3 = ((cv + lx * load(dif0 + r + z, n)) + ly * load(dif1 + r + z, n)) +
+                   lz * load(dif2 + r + z, n);
+          store(x3, x3row + z, n);
+          store((x3 * load(pl0 + r + z, n)).tanh(), aq + y * Rp + z, n);
+        });
+      }
+      // Box sums of Aq: along z into sz (rows padded in y), then along y into syz.
+      float* syz = s + L.syz + i1 * P;
+      for (int64_t y = 0; y < R; ++y) {
+        const float* a = aq + y * Rp;
+        float* o = sz + (y + 1) * R;
+        for_vectors(R, [&](int64_t z, int64_t n) {
+          store((load(a + z - 1, n) + load(a + z, n)) + load(a + z + 1, n), o + z, n);
+        });
+      }
+      for (int64_t y = 0; y < R; ++y) {
+        const float* a = sz + y * R;
+        float* o = syz + y * R;
+        for_vectors(R, [&](int64_t z, int64_t n) {
+          store((load(a + z, n) + load(a + R + z, n)) + load(a + 2 * R + z, n), o + z, n);
+        });
+      }
+    }
+    // item 4: X4 = X3 + 0.1 * (box27(Aq) - Aq) * mean(cw) * pl1; item 5 sums; item 7 repair.
+    float* acc_abs = s + L.acc[0];
+    float* acc_sum = s + L.acc[1];
+    float* acc_sq = s + L.acc[2];
+    float* acc_small = s + L.acc[3];
+    for (int64_t x = x0; x < x1; ++x) {
+      const int64_t i0 = x - x0;
+      const float* s0 = s + L.syz + i0 * P;
+      const float* s1 = s0 + P;
+      const float* s2 = s1 + P;
+      const float* aq = aqbuf + (i0 + 1) * Pp + Rp + 1;
+      const float* x3 = s + L.x3 + i0 * P;
+      const float* cc = s + L.cc + i0 * P;
+      float* o = out + c * V + x * P;
+      const int64_t a0 = i0 * P;
+      for (int64_t y = 0; y < R; ++y) {
+        const int64_t r = y * R;
+        for_vectors(R, [&](int64_t z, int64_t n) {
+          const int64_t k = r + z;
+          Vec box = (load(s0 + k, n) + load(s1 + k, n)) + load(s2 + k, n);
+          Vec nb = Vec(0.1f) * (box - load(aq + y * Rp + z, n));
+          Vec x4 = load(x3 + k, n) + nb * load(cc + k, n);
+          Vec ax = x4.abs();
+          store(load(acc_abs + a0 + k, n) + ax, acc_abs + a0 + k, n);
+          store(load(acc_sum + a0 + k, n) + x4, acc_sum + a0 + k, n);
+          store(load(acc_sq + a0 + k, n) + x4 * x4, acc_sq + a0 + k, n);
+          store(load(acc_small + a0 + k, n) + ((ax < Vec(0.1f)) & Vec(1.f)),
+                acc_small + a0 + k, n);
+          Vec fixed = repair(x4);
+          if (n < kW) {  // keep the padding lanes of the tail out of the max
+            float tmp[kW] = {};
+            fixed.store(tmp, n);
+            fixed = Vec::loadu(tmp);
+          }
+          vmax = at::vec::maximum(vmax, fixed.abs());
+          store(fixed, o + k, n);
+        });
+      }
+    }
+  }
+
+  // item 5: self-modification of the dynamics channels; item 7: repair and clamp(-5, 5).
+  for (int64_t x = x0; x < x1; ++x) {
+    const int64_t i0 = x - x0;
+    const float* d = D + x * P;
+    const float* e = ef + x * P;
+    const float* acc_abs = s + L.acc[0] + i0 * P;
+    const float* acc_sum = s + L.acc[1] + i0 * P;
+    const float* acc_sq = s + L.acc[2] + i0 * P;
+    const float* acc_small = s + L.acc[3] + i0 * P;
+    float* o = out + kActivity * V + x * P;
+    for_vectors(P, [&](int64_t i, int64_t n) {
+      const Vec vs(sigma);
+      Vec sum = load(acc_sum + i, n);
+      Vec E = load(acc_abs + i, n) / Vec(48.f);
+      Vec var = (load(acc_sq + i, n) - sum * (sum / Vec(48.f))) / Vec(47.f);
+      Vec Sp = load(acc_small + i, n) / Vec(48.f);
+      Vec u[4] = {(E * vs).neg(), var * vs, Vec(0.5f) * Sp * vs,
+                  Vec(0.5f) * (E * Vec(explore) - Vec(0.5f)) * vs};
+      Vec mE, mod_dec, mod_dif, mod_pl;
+      if (has_ef) {
+        mE = load(e + i, n).abs() / Vec(ef_max + 1e-8f);
+        mod_dec = Vec(0.1f) * (Vec(1.f) - Vec(0.5f) * mE);
+        mod_dif = Vec(0.1f) * (Vec(0.2f) * mE - Vec(0.1f));
+        mod_pl = Vec(0.1f) * sigmoid(Vec(2.f) * mE - Vec(0.5f));
+      }
+      for (int64_t j = 0; j < 16; ++j) {
+        Vec d1 = Vec(0.95f) * load(d + j * V + i, n);
+        if (j % 4 == 0) d1 = d1 + Vec(0.05f) * u[j / 4];
+        if (has_ef) {
+          Vec mod = d1;
+          if (j < 4) {
+            mod = Vec(0.9f) * d1 + mod_dec;
+          } else if (j < 8) {
+            mod = Vec(0.9f) * d1 + mod_dif;
+          } else if (j >= 12) {
+            mod = Vec(0.9f) * d1 + mod_pl;
+          }
+          d1 = Vec(1.f - ef_weight) * d1 + Vec(ef_weight) * mod;
+        }
+        d1 = at::vec::clamp(repair(d1), Vec(-5.f), Vec(5.f));
+        store(d1, o + j * V + i, n);
+      }
+    });
+  }
+
+  float tmp[kW];
+  vmax.store(tmp);
+  float mx = 0.f;
+  for (int64_t k = 0; k < kW; ++k) mx = std::max(mx, tmp[k]);
+  return mx;
+}
+
+size_t pass2_scratch_floats(int64_t resolution) {
+  return align16(resolution * resolution * resolution);
+}
+
+void pass2_channel(const FieldStepView& v, int64_t b, int64_t c, bool squash, float* buf) {
+  const int64_t R = v.resolution, P = R * R, V = P * R;
+  float* ch = v.out + (b * kFieldChannels + c) * V;
+  // item 7: tanh of channels 0..47 when the robot's max|Fn[0:48]| > 2
+  if (squash && c < kActivity) {
+    for_vectors(V, [&](int64_t i, int64_t n) { store(load(ch + i, n).tanh(), buf + i, n); });
+  } else {
+    std::memcpy(buf, ch, sizeof(float) * V);
+  }
+  // item 8: F = Fn + 0.05 * sum_a (roll(+1) + roll(-1) - 2 Fn) / 2, periodic on every axis.
+  const Vec k(0.025f);
+  for (int64_t x = 0; x < R; ++x) {
+    const float* xm = buf + ((x + R - 1) % R) * P;
+    const float* xc = buf + x * P;
+    const float* xp = buf + ((x + 1) % R) * P;
+    for (int64_t y = 0; y < R; ++y) {
+      const int64_t r = y * R, rm = ((y + R - 1) % R) * R, rp = ((y + 1) % R) * R;
+      const float* cr = xc + r;
+      float* o = ch + x * P + r;
+      auto point = [&](int64_t z, float zm, float zp) {
+        const float cv = cr[z];
+        const float lap = ((xm[r + z] + xp[r + z]) - 2.f * cv) +
+                          ((xc[rm + z] + xc[rp + z]) - 2.f * cv) + ((zm + zp) - 2.f * cv);
+        o[z] = cv + 0.025f * lap;
+      };
+      point(0, cr[R - 1], cr[1 % R]);
+      if (R > 2) {
+        for_vectors(R - 2, [&](int64_t z0, int64_t n) {
+          const int64_t z = z0 + 1;
+          Vec cv = load(cr + z, n);
+          Vec two_c = cv + cv;
+          Vec lap = (((load(xm + r + z, n) + load(xp + r + z, n)) - two_c) +
+                     ((load(xc + rm + z, n) + load(xc + rp + z, n)) - two_c)) +
+                    ((load(cr + z - 1, n) + load(cr + z + 1, n)) - two_c);
+          store(cv + k * lap, o + z, n);
+        });
+      }
+      if (R > 1) point(R - 1, cr[R - 2], cr[0]);
+    }
+  }
+}
+
+}  // namespace
+
+extern const FieldStepPasses kPasses;
+const FieldStepPasses kPasses = {
+#if defined(CPU_CAPABILITY_AVX2)
+    "avx2",
+#else
+    "default",
+#endif
+    &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel};
+
+}  // namespace FIELDBRAIN_ISA_NAMESPACE
+}  // namespace cpu
+}  // namespace ops
+}  // namespace fieldbrain

@@ -1,0 +1,61 @@
+// The two passes of the fused CPU field step (CYCLE.md step 7, items 1-8), as plain functions
+// over raw float arrays. field_step_passes.cpp is compiled once per instruction set (baseline
+// x86-64 and AVX2+FMA) into separate namespaces; field_step_kernel.cpp picks one at run time
+// and owns threading and scratch memory, so nothing here allocates or starts threads.
+//
+// Pass 1 (task = one robot, a slab of x planes [x0,x1)): decay + temporal shift, spontaneous
+//   activity, learned diffusion, coupling, self-modification of the dynamics channels, NaN
+//   repair and the clamp of channels 48..63. Writes Fn into `out` and the slab's max|Fn[0:48]|.
+//   Neighbours are recomputed from the input in a halo of 2 planes, so slabs are independent.
+// Pass 2 (task = one robot, one channel): the squash decided from the pass-1 maxima (tanh of
+//   channels 0..47 when max > 2) and the global periodic diffusion, in place in `out` through
+//   a private copy of the channel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fieldbrain {
+namespace ops {
+namespace cpu {
+
+// Borrowed pointers to contiguous float32 tensors (shapes as in brain/field_dynamics.h).
+struct FieldStepView {
+  const float* field = nullptr;    // [B,64,R,R,R]
+  const float* noise = nullptr;    // [B,48,R,R,R]
+  const float* wave = nullptr;     // [B,R,R,R]
+  const float* ef = nullptr;       // [B,R,R,R]
+  const float* scalars = nullptr;  // [B,8]
+  float* out = nullptr;            // [B,64,R,R,R], must not overlap the inputs
+  int64_t batch = 0;
+  int64_t resolution = 0;
+};
+
+// One instruction-set variant of the passes.
+struct FieldStepPasses {
+  const char* isa;
+  // Floats of scratch pass1_slab needs for a slab of `planes` x planes (64-byte aligned start).
+  size_t (*pass1_scratch_floats)(int64_t resolution, int64_t planes);
+  // Per robot: max|ef| and min(0.5, mean|ef|) (the error-field weights of step 7.5).
+  void (*ef_stats)(const FieldStepView& v, int64_t b, float* ef_max, float* ef_weight);
+  // Writes out[b, :, x0:x1] = Fn (before the squash) and returns max|Fn[0:48]| over the slab.
+  float (*pass1_slab)(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, float ef_max,
+                      float ef_weight, float* scratch);
+  // Floats of scratch pass2_channel needs.
+  size_t (*pass2_scratch_floats)(int64_t resolution);
+  // out[b,c] = periodic_diffusion(squash ? tanh(out[b,c]) : out[b,c]).
+  void (*pass2_channel)(const FieldStepView& v, int64_t b, int64_t c, bool squash,
+                        float* scratch);
+};
+
+// Defined by field_step_passes.cpp, compiled per instruction set.
+namespace isa_default {
+extern const FieldStepPasses kPasses;
+}
+namespace isa_avx2 {
+extern const FieldStepPasses kPasses;
+}
+
+}  // namespace cpu
+}  // namespace ops
+}  // namespace fieldbrain

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs every Debian package fieldbrain needs. Idempotent; silent when all are present.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake ccache pkg-config
+  libtorch-dev python3-torch python3-numpy
+  nlohmann-json3-dev libboost-dev libboost-system-dev catch2
+  libfmt-dev libspdlog-dev libcli11-dev
+  libssl-dev libpng-dev libstb-dev
+  libsleef-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}"
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

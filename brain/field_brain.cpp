@@ -1,11 +1,24 @@
 #include "brain/field_brain.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "brain/cycle_context.h"
+#include "brain/field_dynamics.h"
+#include "brain/hierarchical_predictor.h"
+#include "brain/motor_echo.h"
+#include "brain/motor_generation.h"
+#include "brain/next_input_prediction.h"
+#include "brain/novelty_modulation.h"
 #include "brain/persistence.h"
+#include "brain/prediction_error_field.h"
+#include "brain/reward_attractors.h"
+#include "brain/sensory_imprint.h"
+#include "brain/spatial_pooling.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
@@ -18,88 +31,405 @@ uint64_t robot_seed(uint64_t seed, uint64_t key) {
   return z & 0x7FFFFFFFFFFFFFFFULL;
 }
 
-struct FieldBrainImpl::Parts {};
+namespace {
+
+// Telemetry columns kept on the device each cycle (CYCLE.md "Telemetry").
+enum TelemetryColumn : int64_t {
+  kTeleConfidence,
+  kTeleNovelty,
+  kTeleExplore,
+  kTeleDrive,
+  kTeleImprint,
+  kTeleDecay,
+  kTeleSmoothedInfo,
+  kTeleSmoothedConf,
+  kTeleSigma,
+  kTeleActiveCells,
+  kTeleImprintApplied,
+  kTeleColumns = 16,
+};
+
+constexpr const char* kArchiveFormat = "fieldbrain-brain";
+constexpr int kArchiveVersion = 1;
+
+// Inputs as CPU float32 contiguous tensors, checked for shape and finiteness. Reading them is
+// no device sync in the intended use (they arrive from the host); a device input is copied
+// once and counted.
+torch::Tensor host_input(const torch::Tensor& t, const char* name, std::vector<int64_t> shape) {
+  std::string want = "[";
+  for (size_t i = 0; i < shape.size(); ++i) want += (i ? "," : "") + std::to_string(shape[i]);
+  want += "]";
+  if (!t.defined()) throw std::invalid_argument(fmt::format("FieldBrain::step: {} is undefined", name));
+  if (t.sizes() != torch::IntArrayRef(shape)) {
+    throw std::invalid_argument(fmt::format("FieldBrain::step: {} has shape {}, expected {}", name,
+                                            c10::str(t.sizes()), want));
+  }
+  if (!t.is_floating_point()) {
+    throw std::invalid_argument(fmt::format("FieldBrain::step: {} has dtype {}, expected float32",
+                                            name, c10::toString(t.scalar_type())));
+  }
+  torch::Tensor h = t.device().is_cpu() ? t : SyncCounter::to_host(t);
+  h = h.to(torch::kFloat).contiguous();
+  const float* p = h.data_ptr<float>();
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    if (!std::isfinite(p[i])) {
+      const int64_t cols = shape.size() == 2 ? shape[1] : 1;
+      const std::string at = shape.size() == 2 ? fmt::format("[{}][{}]", i / cols, i % cols)
+                                               : fmt::format("[{}]", i);
+      throw std::invalid_argument(
+          fmt::format("FieldBrain::step: {}{} is not finite ({})", name, at, p[i]));
+    }
+  }
+  return h;
+}
+
+void draw_normal(torch::Tensor dst, at::Generator& gen) {
+  if (dst.device().is_cpu()) {
+    dst.normal_(0.0, 1.0, gen);
+  } else {  // CPU generators everywhere: the same draws on every device
+    dst.copy_(torch::empty(dst.sizes(), torch::kFloat).normal_(0.0, 1.0, gen));
+  }
+}
+
+}  // namespace
+
+struct FieldBrainImpl::Parts {
+  HierarchicalPredictor hierarchy{nullptr};
+  PredictionErrorField error_field{nullptr};
+  SensoryImprint imprint{nullptr};
+  NoveltyModulation modulation{nullptr};
+  RewardAttractors attractors{nullptr};
+  FieldDynamics dynamics{nullptr};
+  SpatialPooling pooling{nullptr};
+  NextInputPrediction prediction{nullptr};
+  MotorGeneration motors{nullptr};
+  MotorEcho echo{nullptr};
+  // The cycle's draws (scratch, rewritten every cycle): CYCLE.md per-cycle draws 1-4.
+  torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
+};
 
 FieldBrainImpl::FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys)
     : config_(std::move(config)), keys_(std::move(robot_keys)), device_(torch::kCPU) {
   config_.validate();
   if (keys_.empty()) throw std::invalid_argument("FieldBrain: no robot keys (batch of 0)");
-  device_ = torch::Device(config_.device);
   build(true);
 }
 
 FieldBrainImpl::FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch)
-    : config_(std::move(config)), keys_(std::move(robot_keys)), device_(torch::Device(config_.device)) {
+    : config_(std::move(config)), keys_(std::move(robot_keys)), device_(torch::kCPU) {
   build(false);
 }
 
 FieldBrainImpl::~FieldBrainImpl() = default;
 
 void FieldBrainImpl::build(bool draw_initial_state) {
-  const int64_t B = static_cast<int64_t>(keys_.size()), R = config_.resolution;
+  if (config_.device != "cpu" && !torch::cuda::is_available()) {
+    throw std::invalid_argument(
+        fmt::format("brain config: device = \"{}\" but CUDA is not available", config_.device));
+  }
+  device_ = torch::Device(config_.device);
+  const int64_t B = static_cast<int64_t>(keys_.size());
+  const int64_t S = config_.sensory_dim, M = config_.motor_dim, R = config_.resolution;
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device_);
   field_ = register_buffer("field", torch::zeros({B, 64, R, R, R}, opts));
   cycles_ = register_buffer("cycles", torch::zeros({B}, torch::kLong));
-  telemetry_ = register_buffer("telemetry", torch::zeros({B, 16}, opts));
+  telemetry_ = register_buffer("telemetry", torch::zeros({B, kTeleColumns}, opts));
+
   parts_ = std::make_unique<Parts>();
+  Parts& p = *parts_;
+  p.hierarchy = register_module(
+      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
+  p.error_field = register_module(
+      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
+  p.imprint = register_module("imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_)));
+  p.modulation = register_module("modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_)));
+  p.attractors = register_module(
+      "attractors",
+      RewardAttractors(RewardAttractorsOptions(B, config_.attractor_capacity, R).device(device_)));
+  p.dynamics = register_module(
+      "dynamics", FieldDynamics(FieldDynamicsOptions(B, R).field_step(config_.field_step).device(device_)));
+  p.pooling = register_module("pooling", SpatialPooling(SpatialPoolingOptions(B).device(device_)));
+  p.prediction = register_module(
+      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_)));
+  p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
+  p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
+  p.eps_loc = torch::zeros({B, R, R, R}, opts);
+  p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
+  p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
+  p.eps_x = torch::zeros({B, M}, opts);
+
+  generators_.clear();
   for (int64_t b = 0; b < B; ++b) {
     generators_.push_back(at::detail::createCPUGenerator(robot_seed(config_.seed, keys_[b])));
   }
-  (void)draw_initial_state;
+  if (!draw_initial_state) return;
+
+  // CYCLE.md "Construction", per robot in order.
+  torch::NoGradGuard no_grad;
+  for (int64_t b = 0; b < B; ++b) {
+    auto& gen = generators_[b];
+    auto F = field_[b];
+    draw_normal(F, gen);
+    F.mul_(0.2).add_(0.05);
+    p.dynamics->init_robot(b, gen);
+    const double scale[4] = {0.1, 0.05, 0.05, 0.2};
+    const double shift[4] = {2.0, 0.0, 0.0, 0.0};
+    for (int g = 0; g < 4; ++g) {
+      auto block = F.slice(0, 48 + 4 * g, 52 + 4 * g);
+      draw_normal(block, gen);
+      block.mul_(scale[g]).add_(shift[g]);
+    }
+    p.hierarchy->init_robot(b, gen);
+  }
 }
 
 torch::Tensor FieldBrainImpl::step(const torch::Tensor& sensors, const torch::Tensor& reward) {
-  return run_cycle(sensors, reward);
+  const int64_t B = batch();
+  const auto s = host_input(sensors, "sensors", {B, config_.sensory_dim});
+  const auto r = host_input(reward, "reward", {B});
+  return run_cycle(s, r);
 }
 
 torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward) {
-  const int64_t B = batch();
-  if (sensors.dim() != 2 || sensors.size(0) != B || sensors.size(1) != config_.sensory_dim) {
-    throw std::invalid_argument(fmt::format("FieldBrain::step: sensors must be [{},{}]", B,
-                                            config_.sensory_dim));
+  torch::NoGradGuard no_grad;
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t B = batch(), S = config_.sensory_dim, M = config_.motor_dim;
+  Parts& p = *parts_;
+
+  // Host-known facts of the cycle.
+  CycleContext ctx;
+  ctx.batch = B;
+  const float* s = sensors.data_ptr<float>();
+  const float* r = reward.data_ptr<float>();
+  const int64_t* n = cycles_.data_ptr<int64_t>();
+  std::vector<float> n_f(B), phi(B);
+  for (int64_t b = 0; b < B; ++b) {
+    float peak = 0.0f;
+    for (int64_t j = 0; j < S; ++j) peak = std::max(peak, std::fabs(s[b * S + j]));
+    ctx.cycle.push_back(n[b]);
+    ctx.scored.push_back(n[b] >= 1);
+    ctx.has_input.push_back(peak > 0.01f);
+    ctx.skip_imprint.push_back(!(peak > 0.01f));
+    ctx.reward.push_back(r[b]);
+    n_f[b] = static_cast<float>(n[b]);
+    phi[b] = static_cast<float>(0.1 * static_cast<double>(n[b]));
   }
-  if (reward.dim() != 1 || reward.size(0) != B) {
-    throw std::invalid_argument(fmt::format("FieldBrain::step: reward must be [{}]", B));
+  ctx.sensors = sensors.to(device_);
+  ctx.reward_d = reward.to(device_);
+  ctx.n = CycleContext::values(n_f, device_);
+  ctx.scored_f = CycleContext::flags(ctx.scored, device_);
+
+  // The cycle's draws, per robot in the documented order.
+  for (int64_t b = 0; b < B; ++b) {
+    auto& gen = generators_[b];
+    draw_normal(p.eps_loc[b], gen);
+    draw_normal(p.eps_sp[b], gen);
+    if (M > 4) draw_normal(p.eps_m[b], gen);
+    draw_normal(p.eps_x[b], gen);
   }
-  auto motors = torch::zeros({B, config_.motor_dim}, field_.options());
+
+  auto& F = field_;
+  // 1-3: score, hierarchical errors (with the field at cycle start), error field.
+  const auto e = p.prediction->score(ctx, p.pooling->n_active);
+  const auto pending = p.hierarchy->observe(ctx, F);
+  p.error_field->update(ctx, e);
+  // 4-6: imprint, modulation, reward attractors.
+  const auto imprinted = p.imprint->apply(
+      ctx, F,
+      {p.prediction->conf, p.error_field->has_ef, p.error_field->boost, p.modulation->prev_imp,
+       p.modulation->prev_amp},
+      p.eps_loc);
+  p.modulation->update(ctx, F, p.prediction->last_err);
+  p.attractors->record(ctx, F);
+  // 7: the field step, then attractors and the pending hierarchical update.
+  auto& mod = *p.modulation;
+  const auto zero = torch::zeros_like(mod.decay);
+  const auto scalars = torch::stack({mod.decay, mod.drive, mod.explore, mod.sigma,
+                                     p.error_field->has_ef, zero, zero, zero},
+                                    1);
+  const auto& wave = p.dynamics->compute_wave(CycleContext::values(phi, device_));
+  auto next = p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
+  mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
+  p.attractors->influence(next);
+  F.copy_(next + pending);
+  // 8-11: pooling, prediction, motors, echo.
+  p.pooling->update(F);
+  p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
+  const auto& motor = p.motors->generate(F, mod.explore, p.eps_m, p.eps_x);
+  p.echo->apply(F, motor);
+
+  // 12. Finish.
   cycles_ += 1;
-  return SyncCounter::to_host(motors);
+  auto tele = torch::stack({p.prediction->conf, mod.novelty, mod.explore, mod.drive, mod.imp,
+                            mod.decay, mod.si, mod.sc, mod.sigma, p.pooling->n_active, imprinted},
+                           1);
+  telemetry_.slice(1, 0, tele.size(1)).copy_(tele);
+  auto out = SyncCounter::to_host(motor);
+  last_cycle_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
 }
 
 torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& brains,
                                          const torch::Tensor& sensors, const torch::Tensor& reward) {
-  std::vector<torch::Tensor> out;
-  for (size_t i = 0; i < brains.size(); ++i) {
-    out.push_back(brains[i]->step(sensors.slice(0, i, i + 1), reward.slice(0, i, i + 1)));
+  if (brains.empty()) throw std::invalid_argument("FieldBrain::step_group: no brains");
+  const auto k = static_cast<int64_t>(brains.size());
+  const BrainConfig& config = brains[0]->config_;
+  const std::string config_key = nlohmann::json(config).dump();
+  for (auto* brain : brains) {
+    if (brain == nullptr) throw std::invalid_argument("FieldBrain::step_group: null brain");
+    if (brain->batch() != 1) {
+      throw std::invalid_argument("FieldBrain::step_group: every brain must hold one robot");
+    }
+    if (nlohmann::json(brain->config_).dump() != config_key) {
+      throw std::invalid_argument("FieldBrain::step_group: brains have different configs");
+    }
   }
-  return torch::cat(out);
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = i + 1; j < k; ++j) {
+      if (brains[i] == brains[j]) throw std::invalid_argument("FieldBrain::step_group: a brain appears twice");
+    }
+  }
+  const auto s = host_input(sensors, "sensors", {k, config.sensory_dim});
+  const auto r = host_input(reward, "reward", {k});
+
+  // A scratch batch per (config, k), reused across ticks on this thread.
+  thread_local std::map<std::string, std::shared_ptr<FieldBrainImpl>> scratch_cache;
+  auto& scratch = scratch_cache[config_key + "#" + std::to_string(k)];
+  if (!scratch) {
+    std::vector<uint64_t> keys(k, 0);
+    scratch.reset(new FieldBrainImpl(config, keys, Scratch{}));
+  }
+  torch::NoGradGuard no_grad;
+  const auto batch_buffers = scratch->named_buffers(true);
+  for (int64_t i = 0; i < k; ++i) {
+    const auto own = brains[i]->named_buffers(true);
+    for (size_t b = 0; b < own.size(); ++b) {
+      batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
+    }
+    scratch->generators_[i] = brains[i]->generators_[0];  // shared handle: draws advance it
+    scratch->keys_[i] = brains[i]->keys_[0];
+  }
+  torch::Tensor motors;
+  try {
+    motors = scratch->run_cycle(s, r);
+  } catch (...) {
+    scratch.reset();  // do not reuse a half-stepped scratch
+    throw;
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    const auto own = brains[i]->named_buffers(true);
+    for (size_t b = 0; b < own.size(); ++b) {
+      own[b].value().copy_(batch_buffers[b].value().slice(0, i, i + 1));
+    }
+    brains[i]->last_cycle_ms_ = scratch->last_cycle_ms_;
+  }
+  return motors;
 }
 
 int64_t FieldBrainImpl::batch() const { return static_cast<int64_t>(keys_.size()); }
-int64_t FieldBrainImpl::cycle() const { return cycles_[0].item<int64_t>(); }
+int64_t FieldBrainImpl::cycle() const { return cycles_.data_ptr<int64_t>()[0]; }
 const BrainConfig& FieldBrainImpl::config() const { return config_; }
 const torch::Tensor& FieldBrainImpl::field() const { return field_; }
 const std::vector<uint64_t>& FieldBrainImpl::robot_keys() const { return keys_; }
 
 nlohmann::json FieldBrainImpl::telemetry(int64_t robot) {
-  return nlohmann::json{{"cycle", cycle()}, {"robot", robot}};
+  if (robot < 0 || robot >= batch()) {
+    throw std::invalid_argument(fmt::format("FieldBrain::telemetry: robot {} out of range [0,{})", robot, batch()));
+  }
+  torch::NoGradGuard no_grad;
+  const auto absF = field_[robot].abs();
+  const auto row = SyncCounter::to_host(
+      torch::cat({telemetry_[robot], absF.mean().view({1}), absF.max().view({1})}));
+  const float* v = row.data_ptr<float>();
+  const Parts& p = *parts_;
+  return nlohmann::json{
+      {"cycle", cycles_.data_ptr<int64_t>()[robot]},
+      {"cycle_time_ms", last_cycle_ms_},
+      {"field_information", v[kTeleColumns]},
+      {"max_activation", v[kTeleColumns + 1]},
+      {"prediction_confidence", v[kTeleConfidence]},
+      {"novelty", v[kTeleNovelty]},
+      {"exploration_drive", v[kTeleExplore]},
+      {"internal_drive", v[kTeleDrive]},
+      {"imprint_strength", v[kTeleImprint]},
+      {"imprint_applied", v[kTeleImprintApplied]},
+      {"decay_rate", v[kTeleDecay]},
+      {"smoothed_information", v[kTeleSmoothedInfo]},
+      {"smoothed_confidence", v[kTeleSmoothedConf]},
+      {"self_modification_strength", v[kTeleSigma]},
+      {"active_cells", static_cast<int64_t>(v[kTeleActiveCells])},
+      {"attractors", p.attractors->live(robot)},
+      {"cycles_without_input", p.modulation->cycles_without_input(robot)},
+  };
 }
 
 torch::Tensor FieldBrainImpl::field_slice(int64_t robot, int64_t channel, int64_t z) {
+  const int64_t R = config_.resolution;
+  if (robot < 0 || robot >= batch() || channel < 0 || channel >= 64 || z < 0 || z >= R) {
+    throw std::invalid_argument(fmt::format(
+        "FieldBrain::field_slice: (robot {}, channel {}, z {}) out of range (B {}, 64, R {})", robot,
+        channel, z, batch(), R));
+  }
   return SyncCounter::to_host(field_[robot][channel].select(2, z));
 }
 
 void FieldBrainImpl::save(const std::string& path) const {
   std::map<std::string, torch::Tensor> tensors;
-  for (const auto& item : named_buffers()) tensors[item.key()] = item.value().cpu();
+  for (const auto& item : named_buffers(true)) {
+    tensors["state." + item.key()] =
+        item.value().device().is_cpu() ? item.value().clone() : SyncCounter::to_host(item.value());
+  }
+  for (size_t b = 0; b < generators_.size(); ++b) {
+    tensors["generator." + std::to_string(b)] = generators_[b].get_state();
+  }
   nlohmann::json meta;
+  meta["format"] = kArchiveFormat;
+  meta["version"] = kArchiveVersion;
   meta["config"] = config_;
+  meta["robot_keys"] = keys_;
   save_archive(path, tensors, meta);
 }
 
 void FieldBrainImpl::load(const std::string& path) {
-  Archive a = load_archive(path);
-  (void)a;
+  const Archive a = load_archive(path);
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
+  };
+  if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
+  if (a.meta.value("version", 0) != kArchiveVersion) fail("unsupported archive version");
+  if (a.meta.at("config") != nlohmann::json(config_)) {
+    fail(fmt::format("config mismatch: archive {} vs brain {}", a.meta.at("config").dump(),
+                     nlohmann::json(config_).dump()));
+  }
+  if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
+  // Check everything before changing anything.
+  const auto buffers = named_buffers(true);
+  for (const auto& item : buffers) {
+    const auto it = a.tensors.find("state." + item.key());
+    if (it == a.tensors.end()) fail("missing tensor " + item.key());
+    if (it->second.sizes() != item.value().sizes() || it->second.scalar_type() != item.value().scalar_type()) {
+      fail("tensor " + item.key() + " has the wrong shape or dtype");
+    }
+  }
+  std::vector<torch::Tensor> states;
+  for (size_t b = 0; b < generators_.size(); ++b) {
+    const auto it = a.tensors.find("generator." + std::to_string(b));
+    if (it == a.tensors.end()) fail("missing generator state " + std::to_string(b));
+    states.push_back(it->second);
+  }
+  // Generator states are validated by set_state on a probe before touching ours.
+  for (const auto& st : states) {
+    try {
+      auto probe = at::detail::createCPUGenerator(0);
+      probe.set_state(st);
+    } catch (const std::exception& e) {
+      fail(std::string("bad generator state: ") + e.what());
+    }
+  }
+  torch::NoGradGuard no_grad;
+  for (const auto& item : buffers) item.value().copy_(a.tensors.at("state." + item.key()));
+  for (size_t b = 0; b < generators_.size(); ++b) generators_[b].set_state(states[b]);
 }
 
 }  // namespace fieldbrain

@@ -5,6 +5,8 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <fmt/format.h>
 
+#include "brain/field_step_script.h"
+
 namespace fieldbrain {
 namespace {
 
@@ -136,10 +138,11 @@ torch::Tensor field_step_reference(const torch::Tensor& field, const torch::Tens
 
 FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(std::move(options_)) {
   const int64_t B = options.batch(), R = options.resolution();
-  wave_vectors = register_buffer("wave_vectors", torch::zeros({B, 5, 3}));
-  wave_mask = register_buffer("wave_mask", torch::zeros({B, 5}));
-  wave = register_buffer("wave", torch::zeros({B, R, R, R}));
-  auto r = torch::arange(R, torch::kFloat);
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
+  wave_vectors = register_buffer("wave_vectors", torch::zeros({B, 5, 3}, opts));
+  wave_mask = register_buffer("wave_mask", torch::zeros({B, 5}, opts));
+  wave = register_buffer("wave", torch::zeros({B, R, R, R}, opts));
+  auto r = torch::arange(R, opts);
   auto grid = torch::meshgrid({r, r, r}, "ij");
   coords = torch::stack({grid[0], grid[1], grid[2]}).contiguous();
   if (options.field_step() == "fast") {
@@ -149,10 +152,16 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
           "registered (link the fieldbrain ops library)");
     }
   } else if (options.field_step() != "reference") {
-    throw std::invalid_argument(fmt::format(
-        "brain config: field_step = \"{}\" is not supported by this build (\"reference\" or "
-        "\"fast\")",
-        options.field_step()));
+    // "script" is the built-in TorchScript step; anything else names an exported one (load()
+    // names the problem if it is not).
+    try {
+      script_ = std::make_shared<ScriptedFieldStep>(options.field_step() == "script"
+                                                        ? ScriptedFieldStep::builtin()
+                                                        : ScriptedFieldStep::load(options.field_step()));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("brain config: field_step = \"{}\": {}",
+                                              options.field_step(), e.what()));
+    }
   }
 }
 
@@ -160,16 +169,16 @@ void FieldDynamicsImpl::init_robot(int64_t b, at::Generator& gen) {
   const auto n_waves = 3 + at::randint(0, 3, {1}, gen, torch::kLong).item<int64_t>();
   auto wv = torch::empty({n_waves, 3}, torch::kFloat);
   wv.normal_(0.0, 1.0, gen);
-  wv = wv / (wv.norm(2, {1}, true) + 1e-8);
+  wv = wv / (at::linalg_vector_norm(wv, 2, torch::IntArrayRef{1}, true, c10::nullopt) + 1e-8);
   wave_vectors[b].zero_();
-  wave_vectors[b].slice(0, 0, n_waves).copy_(wv);
+  wave_vectors[b].slice(0, 0, n_waves).copy_(wv.to(wave_vectors.device()));
   wave_mask[b].zero_();
   wave_mask[b].slice(0, 0, n_waves).fill_(1.0);
 }
 
 const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
   const int64_t B = options.batch();
-  const auto c = coords.to(wave.device());
+  const auto& c = coords;
   auto comp = [&](int64_t i) { return wave_vectors.select(2, i).reshape({B, 5, 1, 1, 1}); };
   const auto dot = comp(0) * c[0] + comp(1) * c[1] + comp(2) * c[2];
   const auto s = torch::sin(dot / 3 + phi.reshape({B, 1, 1, 1, 1}));
@@ -188,6 +197,7 @@ torch::Tensor FieldDynamicsImpl::step(const torch::Tensor& field, const torch::T
                                                  const at::Tensor&)>();
     return op.call(field, noise, wave_, ef, scalars);
   }
+  if (script_) return (*script_)(field, noise, wave_, ef, scalars);
   return field_step_reference(field, noise, wave_, ef, scalars);
 }
 

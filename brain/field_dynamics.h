@@ -4,6 +4,7 @@
 // scripts/reference; the fused operator of brain/ops has the same contract.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <torch/torch.h>
@@ -37,8 +38,10 @@ struct FieldDynamicsOptions {
   FieldDynamicsOptions(int64_t batch, int64_t resolution) : batch_(batch), resolution_(resolution) {}
   TORCH_ARG(int64_t, batch);
   TORCH_ARG(int64_t, resolution);
-  // "reference" (field_step_reference) or "fast" (the registered fieldbrain::field_step op).
+  // "reference" (field_step_reference), "fast" (the registered fieldbrain::field_step op),
+  // "script" (the built-in TorchScript step) or the path of an exported TorchScript step.
   TORCH_ARG(std::string, field_step) = "reference";
+  TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
 // Holds the per-robot wave vectors of the spontaneous activity (CYCLE.md construction draws
@@ -63,6 +66,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor wave_mask;     // [B,5] 0/1
   torch::Tensor wave;          // [B,R,R,R] scratch
   torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
+
+ private:
+  std::shared_ptr<class ScriptedFieldStep> script_;  // for "script" and .pt paths
 };
 TORCH_MODULE(FieldDynamics);
 

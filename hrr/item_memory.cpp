@@ -62,7 +62,7 @@ void ItemMemoryImpl::add(const std::vector<std::string>& labels, const torch::Te
   rebuild_norms();
 }
 
-void ItemMemoryImpl::add(const std::string& label, const torch::Tensor& vector) {
+void ItemMemoryImpl::add_item(const std::string& label, const torch::Tensor& vector) {
   add(std::vector<std::string>{label}, vector);
 }
 

@@ -39,7 +39,7 @@ class ItemMemoryImpl : public torch::nn::Module {
 
   // Adds or replaces items by label; vectors [N, D] (or [D] for one label).
   void add(const std::vector<std::string>& labels, const torch::Tensor& vectors);
-  void add(const std::string& label, const torch::Tensor& vector);
+  void add_item(const std::string& label, const torch::Tensor& vector);
   // Removes the item; false if the label is unknown. Row indices above it shift down by one.
   bool remove(const std::string& label);
 

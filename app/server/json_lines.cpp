@@ -1,5 +1,8 @@
 #include "app/server/json_lines.h"
 
+#include <cmath>
+#include <limits>
+
 #include "app/server/handshake.h"
 
 namespace fieldbrain::server {
@@ -21,6 +24,16 @@ bool read_dim(const nlohmann::json& obj, const char* key, int max_dim, int* out,
   }
   *out = static_cast<int>(v);
   return true;
+}
+
+// double -> float without undefined behaviour: out-of-range magnitudes become Inf, which the
+// session then refuses like any non-finite sensor value.
+float to_float(const nlohmann::json& v) {
+  const double d = v.get<double>();
+  if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+    return d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  }
+  return static_cast<float>(d);
 }
 
 }  // namespace
@@ -66,12 +79,12 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
         s.values_ok = false;
         break;
       }
-      s.values.push_back(v.get<float>());
+      s.values.push_back(to_float(v));
     }
     auto reward = obj.find("reward");
     if (reward != obj.end() && !reward->is_null()) {
       if (!reward->is_number()) return JsonBad{kCodeInvalidMessage, "'reward' must be a number"};
-      s.reward = reward->get<float>();
+      s.reward = to_float(*reward);
     }
     return s;
   }

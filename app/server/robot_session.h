@@ -42,6 +42,8 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   void start();
   // Server shutdown: answer the frame in flight (if any), then close.
   void drain();
+  // Closes now, dropping unsent replies (the shutdown deadline).
+  void close(const std::string& why);
   const std::string& peer() const { return peer_; }
 
  private:
@@ -67,7 +69,6 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   void do_write();
   void continue_reading();
   void close_after_writes(const std::string& why);
-  void close(const std::string& why);
   void touch();
   void arm_timer();
   const std::string& who() const;

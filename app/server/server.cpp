@@ -41,6 +41,7 @@ Server::Server(ServerConfig config, BrainEngine& engine)
       work_(asio::make_work_guard(io_)),
       acceptor_(io_),
       monitor_acceptor_(io_),
+      shutdown_deadline_(io_),
       session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr},
       monitor_ctx_{config_, worker_, stats_, nullptr, nullptr} {
   session_ctx_.gpu = engine_.on_gpu();
@@ -52,6 +53,7 @@ Server::Server(ServerConfig config, BrainEngine& engine)
       }
     }
     robot_connections_.store(sessions_.size());
+    on_session_closed();
   };
   monitor_ctx_.monitor_clients = [this] { return monitors_.size(); };
   monitor_ctx_.on_closed = [this](MonitorSession* s) {
@@ -99,6 +101,10 @@ void Server::start() {
                monitor_acceptor_.is_open() ? std::to_string(monitor_port_) : "off");
 }
 
+void Server::on_session_closed() {
+  if (shutting_down_ && sessions_.empty()) shutdown_deadline_.cancel();
+}
+
 void Server::accept_robot() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || shutting_down_) return;
@@ -144,6 +150,15 @@ void Server::begin_shutdown() {
   auto monitors = monitors_;
   for (const auto& m : monitors) m->close("server shutting down");
   work_.reset();  // io_.run() returns once the last session is gone
+  // A robot that stopped reading could keep its last reply pending forever; after a grace
+  // period every connection still open is closed regardless.
+  shutdown_deadline_.expires_after(std::chrono::seconds(3));
+  shutdown_deadline_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto left = sessions_;
+    for (const auto& s : left) s->close("shutdown deadline");
+  });
+  on_session_closed();
 }
 
 void Server::stop() {

@@ -43,6 +43,7 @@ class Server {
   void accept_robot();
   void accept_monitor();
   void begin_shutdown();
+  void on_session_closed();
 
   ServerConfig config_;
   BrainEngine& engine_;
@@ -52,6 +53,7 @@ class Server {
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::ip::tcp::acceptor monitor_acceptor_;
+  boost::asio::steady_timer shutdown_deadline_;
   SessionContext session_ctx_;
   MonitorContext monitor_ctx_;
   std::set<std::shared_ptr<RobotSession>> sessions_;     // I/O thread only

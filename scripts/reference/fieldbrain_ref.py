@@ -36,7 +36,9 @@ Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
      X2 = X1 + (0.001*eps_sp + 0.001*wave) * drive. wave = sum over w = 0..4 (in order) of
      sin(phi + ((wv0*x + wv1*y) + wv2*z)/3) * mask_w, x,y,z float32 integer grids.
  D10 Static tables: P and the 0.8^k blob kernel are built in double and rounded to float32
-     once; pixel coordinates use exact integer arithmetic (floor of the exact quotient).
+     once. site(i) is int() of the real-valued expression (i%4)*R/4 + R/8 (as legacy Python;
+     differs from integer division for some R, e.g. R = 14); P's fx, fy, fz are the floor of
+     the exact quotient (same as int() of the real value for every R, S).
      nov_idx = linspace(0,4095,512) (float32) .long() (== floor(k*4095/511)).
  D11 C5 novelty: ages n - ts as float32, exp(-age/500) in float32, sims from one
      batched matmul nov[B,200,512] @ v[B,512,1].
@@ -92,9 +94,13 @@ class Ring:
         self.count = [0] * B
 
     def push(self, values, robots=None):
+        """values [B, *item]; pushes values[b] for every robot b (or only those in robots)."""
         for b in (range(self.B) if robots is None else robots):
-            self.data[b, self.count[b] % self.N] = values[b]
-            self.count[b] += 1
+            self.push_one(b, values[b])
+
+    def push_one(self, b, value):
+        self.data[b, self.count[b] % self.N] = value
+        self.count[b] += 1
 
     def ages(self, b):
         j = torch.arange(self.N)
@@ -399,10 +405,15 @@ class FieldBrainRef:
     def step(self, sensors, reward):
         t0 = time.perf_counter()
         B, R, S, M = self.B, self.R, self.S, self.M
-        a = torch.as_tensor(sensors, dtype=torch.float32).reshape(B, S).clone()
-        r = torch.as_tensor(reward, dtype=torch.float32).reshape(B).clone()
+        a = torch.as_tensor(sensors, dtype=torch.float32)
+        r = torch.as_tensor(reward, dtype=torch.float32)
+        if tuple(a.shape) != (B, S):
+            raise ValueError("sensors must have shape [%d, %d], got %s" % (B, S, list(a.shape)))
+        if tuple(r.shape) != (B,):
+            raise ValueError("reward must have shape [%d], got %s" % (B, list(r.shape)))
         if not (torch.isfinite(a).all() and torch.isfinite(r).all()):
-            raise ValueError("non-finite sensors or reward")
+            raise ValueError("sensors and reward must be finite")
+        a, r = a.clone(), r.clone()
         n = self.cycle
         has_input = [(a[b].abs() > 0.01).any().item() for b in range(B)]
         skip = [not h for h in has_input]
@@ -508,8 +519,8 @@ class FieldBrainRef:
                     loc = self._unravel(int(torch.argmax(q)), R)
                     self.occ[b][loc] = 1.0
                 # 4.8 mapping memory
-                self.map.push({b: p[b]}, robots=[b])
-                self.map_loc.push({b: torch.tensor(loc, dtype=torch.int64)}, robots=[b])
+                self.map.push_one(b, p[b])
+                self.map_loc.push_one(b, torch.tensor(loc, dtype=torch.int64))
                 # 4.9 blob on all 64 channels, clipped
                 lx, ly, lz = loc
                 x0, x1 = max(0, lx - 2), min(R, lx + 3)
@@ -784,6 +795,9 @@ def cmd_fixture(args):
     if args.field_every < 1:
         raise SystemExit("--field-every must be >= 1")
     os.makedirs(args.out, exist_ok=True)
+    for name in os.listdir(args.out):          # no stale files from an earlier fixture
+        if name == "manifest.json" or name.endswith(".f32"):
+            os.remove(os.path.join(args.out, name))
     sensors, reward = make_inputs(args.input, N, keys, S, args.seed)
     brain = FieldBrainRef(R=R, S=S, M=M, A=args.A, seed=args.seed, keys=keys)
     write_f32(os.path.join(args.out, "init_field.f32"), brain.F.numpy())
@@ -855,12 +869,14 @@ def cmd_time(args):
     brain = FieldBrainRef(R=args.R, S=args.S, M=args.M, A=args.A, seed=args.seed, keys=keys)
     for i in range(args.warmup):
         brain.step(torch.from_numpy(sensors[i]), torch.from_numpy(reward[i]))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for i in range(args.warmup, N):
         brain.step(torch.from_numpy(sensors[i]), torch.from_numpy(reward[i]))
     ms = (time.perf_counter() - t0) * 1000.0 / max(1, args.cycles)
+    cpu_ms = (time.process_time() - c0) * 1000.0 / max(1, args.cycles)   # robust to a busy machine
     print(json.dumps({"impl": "python", "R": args.R, "B": args.B, "S": args.S, "M": args.M,
-                      "cycles": args.cycles, "threads": args.threads, "ms_per_cycle": round(ms, 3)}))
+                      "cycles": args.cycles, "threads": args.threads, "ms_per_cycle": round(ms, 3),
+                      "cpu_ms_per_cycle": round(cpu_ms, 3)}))
 
 
 def main(argv=None):

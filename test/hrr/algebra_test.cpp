@@ -155,7 +155,7 @@ TEST_CASE("batched calls equal looped calls and broadcast leading dims", "[hrr]"
   const torch::Tensor matrix = cosine_matrix(a, keys);
   REQUIRE(matrix.sizes() == torch::IntArrayRef({2, 3, 10}));
   CHECK(max_abs(matrix[1][2][4] - cosine(a[1][2], keys[4])) <= 1e-6);
-  CHECK(max_abs(dot_matrix(a, keys)[0][1][3] - dot(a[0][1], keys[3])) <= 1e-6);
+  CHECK(max_abs(dot_matrix(a, keys)[0][1][3] - fieldbrain::hrr::dot(a[0][1], keys[3])) <= 1e-6);
 }
 
 TEST_CASE("bundle weights items and normalisation changes magnitude only", "[hrr]") {

@@ -21,7 +21,7 @@ TEST_CASE("item memory adds, replaces and removes items by label", "[hrr]") {
   REQUIRE(memory->size() == 3);
   CHECK(memory->index_of("b") == 1);
   const torch::Tensor replacement = random({64}, gen);
-  memory->add("b", replacement);  // replace without passing the old vector
+  memory->add_item("b", replacement);  // replace without passing the old vector
   CHECK(memory->size() == 3);
   CHECK(torch::equal(memory->vectors()[1], replacement));
   CHECK(memory->remove("a"));

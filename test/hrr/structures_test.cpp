@@ -15,7 +15,7 @@ constexpr int64_t kDim = 512;
 
 ItemMemory memory_of(Vocabulary& vocabulary, const std::vector<std::string>& names) {
   vocabulary->add(names);
-  ItemMemory memory(ItemMemoryOptions(kDim));
+  ItemMemory memory{ItemMemoryOptions(kDim)};
   memory->add(vocabulary->names(), vocabulary->vectors());
   return memory;
 }

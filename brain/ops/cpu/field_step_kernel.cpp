@@ -1,7 +1,6 @@
 // CPU kernel of fieldbrain::field_step / field_step_out: argument checks, the choice of the
 // instruction-set variant, scratch memory and threading (at::parallel_for) around the two
 // passes of field_step_passes.cpp.
-#include <ATen/MemoryOverlap.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
@@ -13,13 +12,12 @@
 
 #include "brain/ops/cpu/field_step_passes.h"
 #include "brain/ops/field_step.h"
+#include "brain/ops/field_step_checks.h"
 
 namespace fieldbrain {
 namespace ops {
 namespace cpu {
 namespace {
-
-constexpr int64_t kScalars = 8;
 
 const FieldStepPasses& passes() {
   static const FieldStepPasses* chosen = [] {
@@ -43,16 +41,6 @@ float* thread_scratch(size_t floats) {
   return buffer.data();
 }
 
-void check_tensor(const at::Tensor& t, const char* name, at::IntArrayRef shape) {
-  TORCH_CHECK(t.defined(), "fieldbrain::field_step: ", name, " is undefined");
-  TORCH_CHECK(t.device().is_cpu(), "fieldbrain::field_step: ", name,
-              " must be on the CPU for this kernel, got ", t.device());
-  TORCH_CHECK(t.scalar_type() == at::kFloat, "fieldbrain::field_step: ", name,
-              " must be float32, got ", t.scalar_type());
-  TORCH_CHECK(t.sizes() == shape, "fieldbrain::field_step: ", name, " must have shape ", shape,
-              ", got ", t.sizes());
-}
-
 // Slab thickness (x planes) of a pass-1 task: keep its scratch within ~1.5 MiB (the L2 of one
 // core) and give every thread work even for one robot.
 int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
@@ -70,26 +58,14 @@ int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
 at::Tensor& field_step_out_cpu(const at::Tensor& field_in, const at::Tensor& noise_in,
                                const at::Tensor& wave_in, const at::Tensor& ef_in,
                                const at::Tensor& scalars_in, at::Tensor& out) {
-  TORCH_CHECK(field_in.defined() && field_in.dim() == 5 && field_in.size(1) == 64 &&
-                  field_in.size(2) == field_in.size(3) && field_in.size(2) == field_in.size(4),
-              "fieldbrain::field_step: field must have shape [B,64,R,R,R], got ",
-              field_in.defined() ? field_in.sizes() : at::IntArrayRef{});
-  const int64_t B = field_in.size(0), R = field_in.size(2);
-  check_tensor(field_in, "field", {B, 64, R, R, R});
-  check_tensor(noise_in, "noise", {B, 48, R, R, R});
-  check_tensor(wave_in, "wave", {B, R, R, R});
-  check_tensor(ef_in, "ef", {B, R, R, R});
-  check_tensor(scalars_in, "scalars", {B, kScalars});
-  TORCH_CHECK(out.device().is_cpu() && out.scalar_type() == at::kFloat,
-              "fieldbrain::field_step_out: out must be a float32 CPU tensor, got ",
-              out.scalar_type(), " on ", out.device());
-  if (out.sizes() != field_in.sizes()) out.resize_(field_in.sizes());
-  TORCH_CHECK(out.is_contiguous(), "fieldbrain::field_step_out: out must be contiguous");
+  const auto shape = check_field_step_args(field_in, noise_in, wave_in, ef_in, scalars_in,
+                                           c10::DeviceType::CPU);
+  const int64_t B = shape.batch, R = shape.resolution;
   // Copies only when an input is not contiguous.
   const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
                    wave = wave_in.contiguous(), ef = ef_in.contiguous(),
                    scalars = scalars_in.contiguous();
-  for (const at::Tensor* t : {&field, &noise, &wave, &ef, &scalars}) at::assert_no_overlap(out, *t);
+  prepare_field_step_out(out, field, noise, wave, ef, scalars);
   if (B == 0 || R == 0) return out;
 
   FieldStepView v;

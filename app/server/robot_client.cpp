@@ -1,4 +1,4 @@
-#include "test/server/test_client.h"
+#include "app/server/robot_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,9 +12,9 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace fieldbrain::server::testing {
+namespace fieldbrain::server {
 
-TestClient::TestClient(uint16_t port, double timeout_s) {
+RobotClient::RobotClient(uint16_t port, double timeout_s, int rcvbuf) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd_ < 0) throw std::runtime_error("socket() failed");
   timeval tv{};
@@ -22,6 +22,7 @@ TestClient::TestClient(uint16_t port, double timeout_s) {
   tv.tv_usec = static_cast<suseconds_t>((timeout_s - tv.tv_sec) * 1e6);
   ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   sockaddr_in addr{};
@@ -35,14 +36,14 @@ TestClient::TestClient(uint16_t port, double timeout_s) {
   }
 }
 
-TestClient::~TestClient() { close(); }
+RobotClient::~RobotClient() { close(); }
 
-void TestClient::close() {
+void RobotClient::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
 
-void TestClient::send_bytes(const std::vector<uint8_t>& bytes) {
+void RobotClient::send_bytes(const std::vector<uint8_t>& bytes) {
   size_t at = 0;
   while (at < bytes.size()) {
     const ssize_t n = ::send(fd_, bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
@@ -51,11 +52,11 @@ void TestClient::send_bytes(const std::vector<uint8_t>& bytes) {
   }
 }
 
-void TestClient::send_text(const std::string& text) {
+void RobotClient::send_text(const std::string& text) {
   send_bytes(std::vector<uint8_t>(text.begin(), text.end()));
 }
 
-std::optional<std::vector<uint8_t>> TestClient::read_exact(size_t n) {
+std::optional<std::vector<uint8_t>> RobotClient::read_exact(size_t n) {
   std::vector<uint8_t> out(n);
   size_t at = 0;
   while (at < n && !pending_.empty()) {
@@ -70,7 +71,7 @@ std::optional<std::vector<uint8_t>> TestClient::read_exact(size_t n) {
   return out;
 }
 
-std::optional<Frame> TestClient::read_frame(Framing framing) {
+std::optional<Frame> RobotClient::read_frame(Framing framing) {
   auto header = read_exact(header_size(framing));
   if (!header) return std::nullopt;
   const uint8_t* h = header->data();
@@ -95,7 +96,7 @@ std::optional<Frame> TestClient::read_frame(Framing framing) {
   return f;
 }
 
-std::optional<std::string> TestClient::read_line() {
+std::optional<std::string> RobotClient::read_line() {
   for (;;) {
     const auto nl = pending_.find('\n');
     if (nl != std::string::npos) {
@@ -110,7 +111,7 @@ std::optional<std::string> TestClient::read_line() {
   }
 }
 
-bool TestClient::wait_closed(double timeout_s) {
+bool RobotClient::wait_closed(double timeout_s) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char buf[4096];
   while (std::chrono::steady_clock::now() < end) {
@@ -123,12 +124,12 @@ bool TestClient::wait_closed(double timeout_s) {
   return false;
 }
 
-std::optional<Frame> TestClient::handshake(Framing f, const std::vector<float>& caps) {
+std::optional<Frame> RobotClient::handshake(Framing f, const std::vector<float>& caps) {
   send_bytes(encode_frame(f, MessageType::Handshake, caps));
   return read_frame(f);
 }
 
-std::optional<Frame> TestClient::exchange(Framing f, const std::vector<float>& sensors) {
+std::optional<Frame> RobotClient::exchange(Framing f, const std::vector<float>& sensors) {
   send_bytes(encode_frame(f, MessageType::SensoryInput, sensors));
   return read_frame(f);
 }
@@ -162,4 +163,4 @@ std::vector<uint8_t> from_hex(const std::string& hex_text) {
   return out;
 }
 
-}  // namespace fieldbrain::server::testing
+}  // namespace fieldbrain::server

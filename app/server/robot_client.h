@@ -1,5 +1,6 @@
-// A blocking test robot for the [server] suite: POSIX sockets on 127.0.0.1, every read bounded
-// by a receive timeout so a test can never hang, exact reads over partial deliveries.
+// A blocking robot-side client of the robot port (the [server] tests and fieldbrain-soak):
+// POSIX sockets to 127.0.0.1, every read bounded by a receive timeout so a caller can never
+// hang, exact reads over partial deliveries.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "app/server/framing.h"
 
-namespace fieldbrain::server::testing {
+namespace fieldbrain::server {
 
 struct Frame {
   uint32_t magic = 0;   // framing B/C only
@@ -20,12 +21,13 @@ struct Frame {
   std::vector<uint8_t> bytes;  // the whole frame as received
 };
 
-class TestClient {
+class RobotClient {
  public:
-  explicit TestClient(uint16_t port, double timeout_s = 10.0);
-  ~TestClient();
-  TestClient(const TestClient&) = delete;
-  TestClient& operator=(const TestClient&) = delete;
+  // rcvbuf > 0 sets SO_RCVBUF before connecting (a reader with a tiny window).
+  explicit RobotClient(uint16_t port, double timeout_s = 10.0, int rcvbuf = 0);
+  ~RobotClient();
+  RobotClient(const RobotClient&) = delete;
+  RobotClient& operator=(const RobotClient&) = delete;
 
   bool connected() const { return fd_ >= 0; }
   void send_bytes(const std::vector<uint8_t>& bytes);
@@ -53,4 +55,4 @@ class TestClient {
 std::string hex(const std::vector<uint8_t>& bytes);
 std::vector<uint8_t> from_hex(const std::string& hex_text);
 
-}  // namespace fieldbrain::server::testing
+}  // namespace fieldbrain::server

@@ -1,0 +1,75 @@
+#include "app/bench/bench_report.h"
+
+#include <fmt/format.h>
+
+namespace fieldbrain {
+namespace bench {
+namespace {
+
+bool is_field_step(const std::string& impl) { return impl.rfind("field_step", 0) == 0; }
+
+const BenchRow* find(const std::vector<BenchRow>& rows, const std::string& impl, int64_t R,
+                     int64_t B) {
+  for (const auto& r : rows) {
+    if (r.impl == impl && r.R == R && r.B == B && r.ms_per_cycle > 0) return &r;
+  }
+  return nullptr;
+}
+
+std::string ratio(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
+
+}  // namespace
+
+void add_ratios(std::vector<BenchRow>& rows) {
+  for (auto& r : rows) {
+    if (const BenchRow* py = find(rows, "python", r.R, r.B); py && !is_field_step(r.impl)) {
+      r.speedup_vs_python = py->ms_per_cycle / r.ms_per_cycle;
+    }
+    const BenchRow* ref =
+        find(rows, is_field_step(r.impl) ? "field_step_reference" : "cpp_reference", r.R, r.B);
+    if (ref && r.impl != "copy") r.speedup_vs_reference = ref->ms_per_cycle / r.ms_per_cycle;
+    if (const BenchRow* copy = find(rows, "copy", r.R, r.B)) {
+      r.fraction_of_roofline = copy->ms_per_cycle / r.ms_per_cycle;
+    }
+  }
+}
+
+void print_table(const std::vector<BenchRow>& rows) {
+  fmt::print("{:<21} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
+             "impl", "R", "B", "ms/cycle", "ms min", "robot-cyc/s", "allocs", "syncs", "iters",
+             "x python", "x ref", "roofl", "note");
+  for (const auto& r : rows) {
+    fmt::print(
+        "{:<21} {:>3} {:>3} {:>10.3f} {:>9.3f} {:>11.1f} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
+        r.impl, r.R, r.B, r.ms_per_cycle, r.ms_min, 1000.0 * r.B / r.ms_per_cycle,
+        r.allocs_per_cycle < 0 ? "-" : fmt::format("{:.1f}", r.allocs_per_cycle),
+        r.syncs_per_cycle < 0 ? "-" : fmt::format("{:.1f}", r.syncs_per_cycle), r.iterations,
+        ratio(r.speedup_vs_python), ratio(r.speedup_vs_reference), ratio(r.fraction_of_roofline),
+        r.note);
+  }
+}
+
+nlohmann::json to_json(const std::vector<BenchRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json j = {{"impl", r.impl},
+                        {"R", r.R},
+                        {"B", r.B},
+                        {"ms_per_cycle", r.ms_per_cycle},
+                        {"ms_min", r.ms_min},
+                        {"robot_cycles_per_s", 1000.0 * r.B / r.ms_per_cycle},
+                        {"iterations", r.iterations},
+                        {"threads", r.threads},
+                        {"note", r.note}};
+    j["allocs_per_cycle"] = r.allocs_per_cycle < 0 ? nlohmann::json() : nlohmann::json(r.allocs_per_cycle);
+    j["syncs_per_cycle"] = r.syncs_per_cycle < 0 ? nlohmann::json() : nlohmann::json(r.syncs_per_cycle);
+    if (r.speedup_vs_python > 0) j["speedup_vs_python"] = r.speedup_vs_python;
+    if (r.speedup_vs_reference > 0) j["speedup_vs_reference"] = r.speedup_vs_reference;
+    if (r.fraction_of_roofline > 0) j["fraction_of_roofline"] = r.fraction_of_roofline;
+    out.push_back(std::move(j));
+  }
+  return {{"rows", out}};
+}
+
+}  // namespace bench
+}  // namespace fieldbrain

@@ -1,0 +1,38 @@
+// One benchmark measurement (a row), the derived ratios, the printed table and the JSON file
+// {"rows": [...]} that scripts/plot_bench.py reads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fieldbrain {
+namespace bench {
+
+struct BenchRow {
+  std::string impl;  // "field_step_op" | "field_step_reference" | "copy" | "cpp_reference" |
+                     // "cpp_fast" | "python"
+  int64_t R = 0;
+  int64_t B = 0;
+  double ms_per_cycle = 0.0;  // median over the timed iterations
+  double ms_min = 0.0;
+  int64_t iterations = 0;
+  double allocs_per_cycle = 0.0;  // CPU tensor allocations (-1: not measured)
+  double syncs_per_cycle = 0.0;   // device->host copies (-1: not measured)
+  int64_t threads = 0;
+  std::string note;  // e.g. the instruction set of the fused op
+  // Filled by add_ratios(): the same (R, B)'s python / cpp_reference / copy rows over this.
+  double speedup_vs_python = 0.0;
+  double speedup_vs_reference = 0.0;
+  double fraction_of_roofline = 0.0;
+};
+
+// Field-step rows are compared with field_step_reference, cycle rows with cpp_reference;
+// every row with the copy of the same (R, B) (copy_ms / ms: 1 = memory bound).
+void add_ratios(std::vector<BenchRow>& rows);
+void print_table(const std::vector<BenchRow>& rows);
+nlohmann::json to_json(const std::vector<BenchRow>& rows);
+
+}  // namespace bench
+}  // namespace fieldbrain

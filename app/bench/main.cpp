@@ -1,0 +1,99 @@
+// fieldbrain-bench [--quick] [--json PATH]: the fused field step vs the reference field step vs
+// an 8 MiB-per-robot copy (the memory roofline), and whole cycles of the C++ reference path,
+// the C++ fast path and the Python reference, at R in {16, 32, 64} x B in {1, 4, 16}
+// (--quick: R = 32, B in {1, 4}). Prints a table; --json writes {"rows": [...]}.
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "app/bench/bench_report.h"
+#include "app/bench/bench_rows.h"
+
+using namespace fieldbrain::bench;
+
+namespace {
+
+const std::vector<std::string> kAllImpls = {"copy",          "field_step_op", "field_step_reference",
+                                            "cpp_fast",      "cpp_reference", "python"};
+
+// Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
+int64_t python_cycles(int64_t B, int64_t R) {
+  const double est_s = 1.0 * B * (R * R * R) / (32.0 * 32 * 32);
+  return std::clamp<int64_t>(static_cast<int64_t>(6.0 / std::max(est_s, 1e-3)), 2, 20);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fieldbrain-bench: field step and brain cycle timings (table + JSON)"};
+  bool quick = false;
+  std::string json_path;
+  std::vector<int64_t> Rs, Bs;
+  std::vector<std::string> impls;
+  double seconds = 2.0;
+  int threads = 0;
+  app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
+  app.add_option("--json", json_path, "write the rows as JSON to this file");
+  app.add_option("--R", Rs, "resolutions (default 16 32 64)");
+  app.add_option("--B", Bs, "batch sizes (default 1 4 16)");
+  app.add_option("--impl", impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
+  app.add_option("--seconds", seconds, "time budget per row (default 2; --quick 1)");
+  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)");
+  CLI11_PARSE(app, argc, argv);
+
+  if (quick) {
+    if (Rs.empty()) Rs = {32};
+    if (Bs.empty()) Bs = {1, 4};
+    if (app.count("--seconds") == 0) seconds = 1.0;
+  }
+  if (Rs.empty()) Rs = {16, 32, 64};
+  if (Bs.empty()) Bs = {1, 4, 16};
+  if (impls.empty()) impls = kAllImpls;
+  if (threads > 0) at::set_num_threads(threads);
+  const std::set<std::string> want(impls.begin(), impls.end());
+  RowBudget budget;
+  budget.seconds = seconds;
+  budget.min_iterations = quick ? 2 : 3;
+  // The slow rows (reference field step and cycles) get fewer iterations.
+  RowBudget slow = budget;
+  slow.min_iterations = 2;
+
+  std::vector<BenchRow> rows;
+  fmt::print(stderr, "fieldbrain-bench: {} intra-op threads\n", at::get_num_threads());
+  for (int64_t R : Rs) {
+    for (int64_t B : Bs) {
+      auto run = [&](const std::string& impl, auto fn) {
+        if (!want.count(impl)) return;
+        fmt::print(stderr, "  {} R={} B={} ...\n", impl, R, B);
+        try {
+          rows.push_back(fn());
+        } catch (const std::exception& e) {
+          fmt::print(stderr, "  {} R={} B={} failed: {}\n", impl, R, B, e.what());
+        }
+      };
+      run("copy", [&] { return time_copy(B, R, budget); });
+      run("field_step_op", [&] { return time_field_step_op(B, R, budget); });
+      run("field_step_reference", [&] { return time_field_step_reference(B, R, slow); });
+      run("cpp_fast", [&] { return time_brain_cycle("fast", B, R, budget); });
+      run("cpp_reference", [&] { return time_brain_cycle("reference", B, R, slow); });
+      run("python", [&] {
+        return time_python_cycle(B, R, quick ? 3 : python_cycles(B, R), at::get_num_threads());
+      });
+    }
+  }
+  add_ratios(rows);
+  print_table(rows);
+  if (!json_path.empty()) {
+    std::ofstream(json_path) << to_json(rows).dump(2) << "\n";
+    fmt::print(stderr, "wrote {}\n", json_path);
+  }
+  return 0;
+}

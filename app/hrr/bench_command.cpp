@@ -1,0 +1,163 @@
+// `bench [--quick] [--json PATH]`: bind / unbind / cleanup throughput for D x batch, measured
+// here and, in the same run, with the same operations in PyTorch (scripts/hrr/bench.py through
+// /usr/bin/python3, same thread count). Prints a table with the ratio cpp/python and writes
+// {"rows": [{"op", "D", "batch", "cpp_ms", "python_ms"}, ...]}.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/hrr/bench_timing.h"
+#include "app/hrr/commands.h"
+#include "hrr/algebra.h"
+#include "hrr/item_memory.h"
+#include "hrr/random_vectors.h"
+
+namespace fieldbrain::hrr::cli {
+namespace {
+
+struct BenchArgs {
+  bool quick = false;
+  std::string json_path;
+  std::vector<int64_t> dims = {512, 1024, 4096};
+  std::vector<int64_t> batches = {1, 100, 10000};
+  int64_t items = 1000;
+  bool skip_python = false;
+};
+
+using Key = std::tuple<std::string, int64_t, int64_t>;  // op, D, batch
+
+std::string join(const std::vector<int64_t>& values) {
+  std::string out;
+  for (int64_t v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+  return out;
+}
+
+TimingBudget budget_for(bool quick) {
+  return quick ? TimingBudget{1, 2, 200, 0.1} : TimingBudget{1, 3, 1000, 0.5};
+}
+
+std::map<Key, double> measure_cpp(const BenchArgs& args) {
+  torch::InferenceMode inference;
+  torch::Generator gen = make_generator(1);
+  std::map<Key, double> ms;
+  const std::size_t total = args.dims.size() * args.batches.size();
+  std::size_t done = 0;
+  for (int64_t d : args.dims) {
+    ItemMemory memory(ItemMemoryOptions(d).threshold(0.1));
+    std::vector<std::string> labels;
+    for (int64_t i = 0; i < args.items; ++i) labels.push_back(std::to_string(i));
+    memory->add(labels, random({args.items, d}, gen));
+    for (int64_t batch : args.batches) {
+      const torch::Tensor a = random({batch, d}, gen);
+      const torch::Tensor b = random({batch, d}, gen);
+      const torch::Tensor c = bind(a, b);
+      const TimingBudget budget = budget_for(args.quick);
+      ms[{"bind", d, batch}] = median_call_ms([&] { bind(a, b); }, budget);
+      ms[{"unbind", d, batch}] = median_call_ms([&] { unbind(c, b); }, budget);
+      ms[{"cleanup", d, batch}] = median_call_ms([&] { memory->cleanup(a); }, budget);
+      std::fprintf(stderr, "\r  c++:    %zu/%zu cases", ++done, total);
+    }
+  }
+  std::fprintf(stderr, "\n");
+  return ms;
+}
+
+std::map<Key, double> measure_python(const BenchArgs& args) {
+  const std::string command = std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
+                              "/scripts/hrr/bench.py --dims " + join(args.dims) +
+                              " --batches " + join(args.batches) + " --items " +
+                              std::to_string(args.items) + " --threads " +
+                              std::to_string(at::get_num_threads()) +
+                              (args.quick ? " --quick" : "");
+  FILE* pipe = popen(command.c_str(), "r");  // stderr (progress) passes through
+  if (!pipe) throw std::runtime_error("bench: cannot start " + command);
+  std::string output;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) throw std::runtime_error("bench: the Python reference failed: " + command);
+  std::map<Key, double> ms;
+  for (const auto& row : nlohmann::json::parse(output).at("rows")) {
+    ms[{row.at("op").get<std::string>(), row.at("D").get<int64_t>(),
+        row.at("batch").get<int64_t>()}] = row.at("ms").get<double>();
+  }
+  return ms;
+}
+
+void report(const BenchArgs& args, const std::map<Key, double>& cpp,
+            const std::map<Key, double>& python) {
+  std::printf("HRR bench: float32, CPU, %d thread(s), cleanup over M=%lld items (top-1 cosine)%s\n",
+              at::get_num_threads(), static_cast<long long>(args.items),
+              args.quick ? ", --quick" : "");
+  std::printf("%-8s %6s %7s %12s %12s %10s\n", "op", "D", "batch", "c++ ms", "python ms",
+              "c++/py");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const char* op : {"bind", "unbind", "cleanup"}) {
+    for (int64_t d : args.dims) {
+      for (int64_t batch : args.batches) {
+        const Key key{op, d, batch};
+        const double c = cpp.at(key);
+        const auto py = python.find(key);
+        nlohmann::json row = {{"op", op}, {"D", d}, {"batch", batch}, {"cpp_ms", c}};
+        if (py != python.end()) {
+          row["python_ms"] = py->second;
+          std::printf("%-8s %6lld %7lld %12.4f %12.4f %10.2f\n", op, static_cast<long long>(d),
+                      static_cast<long long>(batch), c, py->second, c / py->second);
+        } else {
+          row["python_ms"] = nullptr;
+          std::printf("%-8s %6lld %7lld %12.4f %12s %10s\n", op, static_cast<long long>(d),
+                      static_cast<long long>(batch), c, "-", "-");
+        }
+        rows.push_back(row);
+      }
+    }
+  }
+  std::printf("c++/py < 1 means the C++ library is faster than the PyTorch reference.\n");
+  if (!args.json_path.empty()) {
+    const nlohmann::json doc = {{"rows", rows},
+                                {"threads", at::get_num_threads()},
+                                {"items", args.items},
+                                {"quick", args.quick}};
+    std::ofstream out(args.json_path);
+    if (!out) throw std::runtime_error("bench: cannot write " + args.json_path);
+    out << doc.dump(2) << "\n";
+    std::printf("wrote %s\n", args.json_path.c_str());
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "bind/unbind/cleanup throughput, side by side with PyTorch (scripts/hrr/bench.py)");
+  cmd->add_flag("--quick", args->quick, "short timing budget (about a minute in total)");
+  cmd->add_option("--json", args->json_path, "write the rows as JSON to this path");
+  cmd->add_option("--dims", args->dims, "dimensions D")->delimiter(',')->capture_default_str();
+  cmd->add_option("--batches", args->batches, "batch sizes")->delimiter(',')->capture_default_str();
+  cmd->add_option("--items", args->items, "clean-up memory size M")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_flag("--no-python", args->skip_python, "skip the PyTorch side");
+  cmd->callback([args]() {
+    for (int64_t v : args->dims) {
+      if (v < 1) throw std::invalid_argument("bench: dims must be >= 1");
+    }
+    for (int64_t v : args->batches) {
+      if (v < 1) throw std::invalid_argument("bench: batches must be >= 1");
+    }
+    const auto cpp = measure_cpp(*args);
+    const auto python = args->skip_python ? std::map<Key, double>{} : measure_python(*args);
+    report(*args, cpp, python);
+  });
+}
+
+}  // namespace fieldbrain::hrr::cli

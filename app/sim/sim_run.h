@@ -1,0 +1,71 @@
+// A run of the simulator: N robots in one arena, each with its own controller (for the brain,
+// its own connection to the server), K cycles each, a progress line on the terminal, and the
+// outputs in the run's directory:
+//   summary.json        per robot: cycles, replies, collisions, distance, errors, ...
+//   trajectories.png    the arena and each robot's path
+//   field_r<i>_c<ch>_z<z>.png   field slices (content channel 0 and the motor-echo channels
+//                       62/63, middle z) fetched through the monitor's field_slice, brain
+//                       runs only; skipped, and said so in the summary, when the monitor is
+//                       unreachable.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/sim/controllers.h"
+#include "app/sim/picarx_sensors.h"
+#include "app/sim/robot_link.h"
+
+namespace fieldbrain::sim {
+
+struct SimOptions {
+  std::string arena_path;  // empty: the default map
+  std::string server;      // HOST:PORT, brain controller only
+  std::string monitor;     // HOST:PORT; empty = no slices
+  int robots = 1;
+  long long cycles = 1000;
+  std::string out_dir = "sim-out";
+  Framing framing = Framing::B;
+  bool reward = false;
+  uint64_t seed = 1;
+  ControllerKind controller = ControllerKind::Brain;
+  double px_per_m = 200.0;  // trajectories.png scale
+  int slice_scale = 16;     // field slice PNG: R*scale pixels per side
+  std::vector<int> slice_channels = {0, 62, 63};
+  double timeout_s = 30.0;  // per reply
+  SensorNoise noise{0.01, 0.005};
+  bool progress = true;                 // progress line on stderr
+  std::string robot_id_prefix = "sim";  // JSON robots are <prefix>-<i>
+};
+
+struct RobotReport {
+  int index = 0;
+  std::string robot_key;  // the server's key for this robot ("" when not connected/known)
+  long long cycles = 0;
+  long long replies = 0;
+  long long collisions = 0;
+  double distance_m = 0.0;
+  size_t cells_visited = 0;
+  double mean_abs_motor = 0.0;
+  std::vector<std::string> errors;
+};
+
+struct SimReport {
+  std::vector<RobotReport> robots;
+  double seconds = 0.0;
+  bool monitor_reachable = false;
+  std::string monitor_message;
+  std::vector<std::string> slice_files;
+  std::string trajectory_file;
+  nlohmann::json summary;  // what summary.json holds
+  bool ok() const;         // every robot ran all cycles without an error
+};
+
+// Runs the simulation and writes the outputs. Throws std::exception only for problems that
+// stop the run as a whole (bad map, bad options, output directory not writable); a robot's
+// connection failure is recorded in its report instead.
+SimReport run_sim(const SimOptions& options);
+
+}  // namespace fieldbrain::sim

@@ -1,0 +1,182 @@
+// fieldbrain-soak: round-trip latency (p50/p99) and robot-cycles/s of the server with the
+// real brain, for 1, 4 and 16 robots at once. Each robot is a blocking framing-B client
+// (the PiCar-X wire format, 12 sensors / 6 motors by default) in its own thread, lock-step as
+// real robots are. Prints a table and writes JSON.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "app/server/robot_client.h"
+#include "app/server/server.h"
+#include "app/server/torch_brain_engine.h"
+
+using namespace fieldbrain::server;
+
+namespace {
+
+struct RunResult {
+  int robots = 0;
+  uint64_t cycles = 0;
+  double seconds = 0;
+  double p50_ms = 0, p99_ms = 0, max_ms = 0;
+  uint64_t brain_calls = 0;
+  int failures = 0;
+};
+
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0.0;
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * v.size())) - 1);
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+RunResult run(Server& server, int robots, int sensors, int motors, double seconds, int warmup) {
+  RunResult out;
+  out.robots = robots;
+  std::vector<std::vector<double>> lat(robots);
+  std::atomic<int> failures{0};
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::chrono::steady_clock::time_point start, end;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < robots; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        RobotClient c(server.port(), 60.0);
+        // Distinct hardware types make distinct identities without twin suffixes.
+        auto hs = c.handshake(Framing::B, {1, float(sensors), float(motors), 1, 3});
+        if (!hs || hs->type != 2) throw std::runtime_error("handshake failed");
+        std::vector<float> s(sensors);
+        int cycle = 0;
+        auto step = [&] {
+          for (int i = 0; i < sensors; ++i) s[i] = 0.5f + 0.4f * std::sin(0.05f * cycle + i + r);
+          ++cycle;
+          auto f = c.exchange(Framing::B, s);
+          if (!f || f->type != 1 || f->count != static_cast<uint32_t>(motors)) {
+            throw std::runtime_error("bad reply");
+          }
+        };
+        for (int i = 0; i < warmup; ++i) step();
+        ready.fetch_add(1);
+        while (!go.load()) std::this_thread::yield();
+        while (std::chrono::steady_clock::now() < end) {
+          const auto t0 = std::chrono::steady_clock::now();
+          step();
+          lat[r].push_back(
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                  .count());
+        }
+      } catch (const std::exception& e) {
+        failures.fetch_add(1);
+        ready.fetch_add(1);
+        spdlog::error("robot {}: {}", r, e.what());
+      }
+    });
+  }
+  while (ready.load() < robots) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const uint64_t calls0 = server.worker().brain_calls();
+  start = std::chrono::steady_clock::now();
+  end = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(seconds));
+  go = true;
+  for (auto& t : threads) t.join();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.brain_calls = server.worker().brain_calls() - calls0;
+  std::vector<double> all;
+  for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+  out.cycles = all.size();
+  out.failures = failures.load();
+  out.max_ms = all.empty() ? 0 : *std::max_element(all.begin(), all.end());
+  out.p50_ms = percentile(all, 0.50);
+  out.p99_ms = percentile(all, 0.99);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fieldbrain-soak: latency and throughput of fieldbrain-server"};
+  std::string config_path, out_path = "soak.json", field_step, robots_list = "1,4,16";
+  int64_t resolution = 16;
+  int sensors = 12, motors = 6, warmup = 10;
+  double seconds = 5.0;
+  app.add_option("-c,--config", config_path, "server config whose brain object is used");
+  app.add_option("--resolution", resolution, "brain resolution R")->capture_default_str();
+  app.add_option("--field-step", field_step, "brain field_step");
+  app.add_option("--robots", robots_list, "comma-separated robot counts")->capture_default_str();
+  app.add_option("--seconds", seconds, "measured seconds per robot count")->capture_default_str();
+  app.add_option("--warmup", warmup, "unmeasured cycles per robot")->capture_default_str();
+  app.add_option("--sensors", sensors, "S")->capture_default_str();
+  app.add_option("--motors", motors, "M")->capture_default_str();
+  app.add_option("-o,--out", out_path, "JSON output")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_level(spdlog::level::warn);
+  ServerConfig config;
+  if (!config_path.empty()) config = load_server_config(config_path);
+  config.host = "127.0.0.1";
+  config.port = 0;
+  config.monitor_port = -1;
+  config.state_dir = "";
+  config.save_every_cycles = 0;
+  config.log_level = "warn";
+  config.brain["resolution"] = resolution;
+  if (!field_step.empty()) config.brain["field_step"] = field_step;
+
+  std::vector<int> counts;
+  std::stringstream ss(robots_list);
+  for (std::string item; std::getline(ss, item, ',');) counts.push_back(std::stoi(item));
+
+  auto engine = make_field_brain_engine(config.brain);
+  Server server(config, *engine);
+  server.start();
+
+  std::vector<RunResult> results;
+  for (int n : counts) results.push_back(run(server, n, sensors, motors, seconds, warmup));
+  server.stop();
+
+  std::cout << fmt::format("fieldbrain-soak  R={}  S={} M={}  {:.1f} s per row  brain={}\n",
+                           resolution, sensors, motors, seconds, engine->describe().dump());
+  std::cout << fmt::format("{:>7} {:>10} {:>14} {:>10} {:>10} {:>10} {:>13} {:>9}\n", "robots",
+                           "cycles", "robot-cyc/s", "p50 ms", "p99 ms", "max ms", "robots/call",
+                           "failures");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : results) {
+    const double rate = r.seconds > 0 ? r.cycles / r.seconds : 0.0;
+    const double per_call = r.brain_calls ? double(r.cycles) / r.brain_calls : 0.0;
+    std::cout << fmt::format("{:>7} {:>10} {:>14.1f} {:>10.3f} {:>10.3f} {:>10.3f} {:>13.2f} {:>9}\n",
+                             r.robots, r.cycles, rate, r.p50_ms, r.p99_ms, r.max_ms, per_call,
+                             r.failures);
+    rows.push_back({{"robots", r.robots},
+                    {"cycles", r.cycles},
+                    {"seconds", r.seconds},
+                    {"robot_cycles_per_s", rate},
+                    {"p50_ms", r.p50_ms},
+                    {"p99_ms", r.p99_ms},
+                    {"max_ms", r.max_ms},
+                    {"brain_calls", r.brain_calls},
+                    {"robots_per_brain_call", per_call},
+                    {"failures", r.failures}});
+  }
+  nlohmann::json doc = {{"benchmark", "fieldbrain-soak"},
+                        {"resolution", resolution},
+                        {"sensory_dim", sensors},
+                        {"motor_dim", motors},
+                        {"seconds_per_row", seconds},
+                        {"brain", engine->describe()},
+                        {"rows", rows}};
+  std::ofstream(out_path) << doc.dump(2) << "\n";
+  std::cout << "wrote " << out_path << "\n";
+  int failed = 0;
+  for (const auto& r : results) failed += r.failures;
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,49 @@
+// Hierarchical prediction (CYCLE.md steps 2 and 9 first half; LEGACY_BRAIN §4.2): four
+// timescales (immediate, last 10, last 100, all history) each with a linear readout W[k]
+// [16,S] from the mean of its 16 field channels, learned from its own error, and the pending
+// field update U_h that writes each timescale's target pattern around the enc2field sites.
+#pragma once
+
+#include <array>
+
+#include <torch/torch.h>
+
+#include "brain/cycle_context.h"
+#include "brain/ring_buffer.h"
+
+namespace fieldbrain {
+
+struct HierarchicalPredictorOptions {
+  HierarchicalPredictorOptions(int64_t batch, int64_t sensory_dim, int64_t resolution)
+      : batch_(batch), sensory_dim_(sensory_dim), resolution_(resolution) {}
+  TORCH_ARG(int64_t, batch);
+  TORCH_ARG(int64_t, sensory_dim);
+  TORCH_ARG(int64_t, resolution);
+  TORCH_ARG(torch::Device, device) = torch::kCPU;
+};
+
+class HierarchicalPredictorImpl : public torch::nn::Module {
+ public:
+  explicit HierarchicalPredictorImpl(HierarchicalPredictorOptions options);
+
+  // Construction draw 5 for robot b: W[b,k] ~ U(-beta_k, beta_k).
+  void init_robot(int64_t b, at::Generator& gen);
+
+  // Step 2 with the field at cycle start. Always pushes the input to the history; for scored
+  // robots computes the timescale errors, updates W and returns the pending update U_h
+  // [B,64,R,R,R] (zero for unscored robots and inactive timescales).
+  torch::Tensor observe(const CycleContext& ctx, const torch::Tensor& field);
+
+  // Step 9: hpred[k] = tanh(mean_xyz F[16k:16k+16] @ W[k]); returns the confidence of each
+  // timescale cf [B,4] (from the error histories).
+  torch::Tensor predict(const torch::Tensor& field);
+
+  HierarchicalPredictorOptions options;
+  torch::Tensor W;      // [B,4,16,S]
+  torch::Tensor hpred;  // [B,4,S]
+  RingBuffer hist{nullptr};                 // sensory history, 1000 x [S]
+  std::array<RingBuffer, 4> herr{{nullptr, nullptr, nullptr, nullptr}};  // 50 x scalar each
+};
+TORCH_MODULE(HierarchicalPredictor);
+
+}  // namespace fieldbrain

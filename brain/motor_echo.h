@@ -1,0 +1,29 @@
+// Motor echo (CYCLE.md step 11; LEGACY_BRAIN §3.14): the motor command is written back into
+// the last two dynamics channels, so the field feels what the robot did.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace fieldbrain {
+
+struct MotorEchoOptions {
+  MotorEchoOptions(int64_t motor_dim, int64_t resolution) : motor_dim_(motor_dim), resolution_(resolution) {}
+  TORCH_ARG(int64_t, motor_dim);
+  TORCH_ARG(int64_t, resolution);
+  TORCH_ARG(torch::Device, device) = torch::kCPU;
+};
+
+class MotorEchoImpl : public torch::nn::Module {
+ public:
+  explicit MotorEchoImpl(MotorEchoOptions options);
+  // field [B,64,R,R,R] updated in place from motor [B,M].
+  void apply(torch::Tensor& field, const torch::Tensor& motor) const;
+
+  MotorEchoOptions options;
+
+ private:
+  torch::Tensor lin_;  // [R] linspace(-1, 1, R)
+};
+TORCH_MODULE(MotorEcho);
+
+}  // namespace fieldbrain

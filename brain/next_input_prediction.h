@@ -1,0 +1,48 @@
+// Next-input prediction and its scoring (CYCLE.md steps 1 and 9; LEGACY_BRAIN §3.3, §3.11,
+// §4.3): the brain predicts its next sensor vector from the hierarchical readouts, the
+// momentum of the recent inputs and the active pooled cells; when the input arrives the
+// error updates the prediction confidence.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "brain/cycle_context.h"
+#include "brain/hierarchical_predictor.h"
+#include "brain/ring_buffer.h"
+#include "brain/spatial_pooling.h"
+
+namespace fieldbrain {
+
+struct NextInputPredictionOptions {
+  NextInputPredictionOptions(int64_t batch, int64_t sensory_dim)
+      : batch_(batch), sensory_dim_(sensory_dim) {}
+  TORCH_ARG(int64_t, batch);
+  TORCH_ARG(int64_t, sensory_dim);
+  TORCH_ARG(torch::Device, device) = torch::kCPU;
+};
+
+class NextInputPredictionImpl : public torch::nn::Module {
+ public:
+  explicit NextInputPredictionImpl(NextInputPredictionOptions options);
+
+  // Step 1: scores the last prediction (scored robots), updates conf and last_err; returns
+  // e = a - pred [B,S] (meaningful for scored robots only).
+  torch::Tensor score(const CycleContext& ctx, const torch::Tensor& n_active);
+
+  // Step 9 with the field after the field step.
+  void predict(const CycleContext& ctx, const torch::Tensor& field,
+               HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
+
+  NextInputPredictionOptions options;
+  RingBuffer recent{nullptr};  // last 3 inputs
+  torch::Tensor pred;          // [B,S] prediction of the next input
+  torch::Tensor pc;            // [B,S] its per-sensor confidence (telemetry)
+  torch::Tensor last_err;      // [B,S]
+  torch::Tensor conf;          // [B]
+
+ private:
+  torch::Tensor cell_of_sensor_, channel_of_sensor_;  // [S] int64: j mod 64, j mod 16
+};
+TORCH_MODULE(NextInputPrediction);
+
+}  // namespace fieldbrain

@@ -1,0 +1,29 @@
+#include "brain/ops/allocation_counter.h"
+
+#include <c10/core/CPUAllocator.h>
+
+namespace fieldbrain {
+namespace ops {
+
+c10::DataPtr AllocationCounter::Wrapper::allocate(size_t n) const {
+  count.fetch_add(1, std::memory_order_relaxed);
+  return inner->allocate(n);
+}
+
+// The memory comes from `inner`, so it is freed the way `inner` frees it.
+c10::DeleterFnPtr AllocationCounter::Wrapper::raw_deleter() const { return inner->raw_deleter(); }
+
+// Priority 0 is the default CPU allocator's; an equal priority may replace it and restore it.
+AllocationCounter::AllocationCounter() {
+  wrapper_.inner = c10::GetCPUAllocator();
+  c10::SetCPUAllocator(&wrapper_, 0);
+}
+
+AllocationCounter::~AllocationCounter() { c10::SetCPUAllocator(wrapper_.inner, 0); }
+
+int64_t AllocationCounter::count() const { return wrapper_.count.load(); }
+
+void AllocationCounter::reset() { wrapper_.count.store(0); }
+
+}  // namespace ops
+}  // namespace fieldbrain

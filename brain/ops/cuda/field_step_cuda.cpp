@@ -1,0 +1,77 @@
+// CUDA registration of fieldbrain::field_step / field_step_out (built with FIELDBRAIN_CUDA=ON
+// against a CUDA LibTorch). The kernels are in field_step_kernel.cu; this file checks the
+// arguments, keeps the workspace and launches on the current stream, with no host sync.
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/library.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "brain/ops/cuda/field_step_cuda.h"
+#include "brain/ops/field_step_checks.h"
+
+namespace fieldbrain {
+namespace ops {
+namespace cuda {
+namespace {
+
+// Workspace per (device, B, R), allocated on first use and reused: no allocation in steady
+// state. Launches on one device are stream-ordered, so one workspace per shape suffices as
+// long as callers use one stream per device (the brain does).
+at::Tensor& workspace(const at::Tensor& field, int64_t B, int64_t R) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int64_t, int64_t>, at::Tensor> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& ws = cache[{field.get_device(), B, R}];
+  if (!ws.defined()) {
+    ws = at::empty({static_cast<int64_t>(field_step_workspace_floats(B, R))}, field.options());
+  }
+  return ws;
+}
+
+at::Tensor& field_step_out_cuda(const at::Tensor& field_in, const at::Tensor& noise_in,
+                                const at::Tensor& wave_in, const at::Tensor& ef_in,
+                                const at::Tensor& scalars_in, at::Tensor& out) {
+  const auto shape = check_field_step_args(field_in, noise_in, wave_in, ef_in, scalars_in,
+                                           c10::DeviceType::CUDA);
+  const c10::cuda::CUDAGuard guard(field_in.device());
+  const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
+                   wave = wave_in.contiguous(), ef = ef_in.contiguous(),
+                   scalars = scalars_in.contiguous();
+  prepare_field_step_out(out, field, noise, wave, ef, scalars);
+  FieldStepDeviceArgs a;
+  a.field = field.data_ptr<float>();
+  a.noise = noise.data_ptr<float>();
+  a.wave = wave.data_ptr<float>();
+  a.ef = ef.data_ptr<float>();
+  a.scalars = scalars.data_ptr<float>();
+  a.out = out.data_ptr<float>();
+  a.workspace = workspace(field, shape.batch, shape.resolution).data_ptr<float>();
+  a.batch = shape.batch;
+  a.resolution = shape.resolution;
+  const int err = launch_field_step(a, at::cuda::getCurrentCUDAStream().stream());
+  TORCH_CHECK(err == 0, "fieldbrain::field_step (CUDA): launch failed: ",
+              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  return out;
+}
+
+at::Tensor field_step_cuda(const at::Tensor& field, const at::Tensor& noise,
+                           const at::Tensor& wave, const at::Tensor& ef,
+                           const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step: field is undefined");
+  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
+  field_step_out_cuda(field, noise, wave, ef, scalars, out);
+  return out;
+}
+
+}  // namespace
+}  // namespace cuda
+}  // namespace ops
+}  // namespace fieldbrain
+
+TORCH_LIBRARY_IMPL(fieldbrain, CUDA, m) {
+  m.impl("field_step", TORCH_FN(fieldbrain::ops::cuda::field_step_cuda));
+  m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cuda::field_step_out_cuda));
+}

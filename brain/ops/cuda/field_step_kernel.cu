@@ -1,0 +1,215 @@
+// CUDA kernels of the field step (brain/CYCLE.md step 7, items 1-8), raw CUDA C++ without
+// LibTorch headers (see field_step_cuda.h). Five launches, all stream-ordered, no host sync:
+//   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]|
+//   2. X2 (decay + temporal shift + spontaneous activity), 48 channels
+//   3. X3 (learned diffusion) and Aq = tanh(X3 * pl0), 48 channels
+//   4. per voxel: X4 (coupling) for the 48 channels, their statistics, D1 (self-modification,
+//      error-field modulation), NaN repair, clamp; writes Fn and the robot's max|Fn[0:48]|
+//   5. the squash (tanh when max > 2) and the global periodic diffusion into out
+#include "brain/ops/cuda/field_step_cuda.h"
+
+#include <cuda_runtime.h>
+
+namespace fieldbrain {
+namespace ops {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+struct Dims {
+  int64_t B, R, P, V;
+};
+
+__device__ __forceinline__ float sigmoidf_(float x) { return 1.f / (1.f + expf(-x)); }
+__device__ __forceinline__ float repair(float x) { return isnan(x) ? 0.f : x; }
+
+// Zero padding outside [0, R).
+__device__ __forceinline__ float at_or_zero(const float* ch, const Dims& d, int64_t x, int64_t y,
+                                            int64_t z) {
+  if (x < 0 || y < 0 || z < 0 || x >= d.R || y >= d.R || z >= d.R) return 0.f;
+  return ch[(x * d.R + y) * d.R + z];
+}
+
+__global__ void ef_stats_kernel(const float* ef, float* stats, Dims d) {
+  const int64_t b = blockIdx.x;
+  const float* e = ef + b * d.V;
+  float m = 0.f, s = 0.f;
+  for (int64_t i = threadIdx.x; i < d.V; i += blockDim.x) {
+    const float a = fabsf(e[i]);
+    m = fmaxf(m, a);
+    s += a;
+  }
+  __shared__ float sm[kThreads], ss[kThreads];
+  sm[threadIdx.x] = m;
+  ss[threadIdx.x] = s;
+  __syncthreads();
+  for (int step = blockDim.x / 2; step > 0; step /= 2) {
+    if (threadIdx.x < step) {
+      sm[threadIdx.x] = fmaxf(sm[threadIdx.x], sm[threadIdx.x + step]);
+      ss[threadIdx.x] += ss[threadIdx.x + step];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    stats[b * 4 + 0] = sm[0];
+    stats[b * 4 + 1] = fminf(0.5f, ss[0] / static_cast<float>(d.V));
+    stats[b * 4 + 2] = 0.f;  // max|Fn[0:48]|, accumulated by x4_kernel
+  }
+}
+
+__global__ void x2_kernel(const float* field, const float* noise, const float* wave,
+                          const float* scalars, float* x2, Dims d) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= d.B * 48 * d.V) return;
+  const int64_t v = i % d.V, c = (i / d.V) % 48, b = i / (48 * d.V);
+  const float* F = field + b * 64 * d.V;
+  const float* D = F + 48 * d.V;
+  const float* sc = scalars + b * 8;
+  const float gmu = sc[0] * 0.999f, drive = sc[1];
+  float x1;
+  if (c < 32) {
+    x1 = F[c * d.V + v] * (sigmoidf_(D[(c % 4) * d.V + v]) * gmu);
+  } else {
+    const float mean = (((sigmoidf_(D[v]) + sigmoidf_(D[d.V + v])) + sigmoidf_(D[2 * d.V + v])) +
+                        sigmoidf_(D[3 * d.V + v])) / 4.f * gmu;
+    x1 = 0.85f * (F[c * d.V + v] * mean);
+    if (c > 32) x1 += 0.15f * (F[(c - 1) * d.V + v] * mean);
+  }
+  x2[i] = x1 + (0.001f * noise[i] + 0.001f * wave[b * d.V + v]) * drive;
+}
+
+__global__ void x3_kernel(const float* field, const float* x2, float* x3, float* aq, Dims d) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= d.B * 48 * d.V) return;
+  const int64_t v = i % d.V, b = i / (48 * d.V);
+  const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+  const float* D = field + (b * 64 + 48) * d.V;
+  const float* ch = x2 + (i - v);
+  const float c = ch[v];
+  const float lx = (at_or_zero(ch, d, x - 1, y, z) + at_or_zero(ch, d, x + 1, y, z)) - 2.f * c;
+  const float ly = (at_or_zero(ch, d, x, y - 1, z) + at_or_zero(ch, d, x, y + 1, z)) - 2.f * c;
+  const float lz = (at_or_zero(ch, d, x, y, z - 1) + at_or_zero(ch, d, x, y, z + 1)) - 2.f * c;
+  const float r = ((c + lx * (tanhf(D[4 * d.V + v]) * 0.1f)) + ly * (tanhf(D[5 * d.V + v]) * 0.1f)) +
+                  lz * (tanhf(D[6 * d.V + v]) * 0.1f);
+  x3[i] = r;
+  aq[i] = tanhf(r * sigmoidf_(D[12 * d.V + v]));
+}
+
+// Non-negative floats order like their bit patterns as ints.
+__device__ __forceinline__ void atomic_max_nonneg(float* addr, float value) {
+  atomicMax(reinterpret_cast<int*>(addr), __float_as_int(value));
+}
+
+__global__ void x4_kernel(const float* field, const float* ef, const float* scalars,
+                          const float* x3, const float* aq, float* fn, float* stats, Dims d) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  float local_max = 0.f;
+  int64_t b = 0;
+  if (i < d.B * d.V) {
+    const int64_t v = i % d.V;
+    b = i / d.V;
+    const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+    const float* D = field + (b * 64 + 48) * d.V;
+    const float* sc = scalars + b * 8;
+    const float explore = sc[2], sigma = sc[3];
+    const bool has_ef = sc[4] > 0.5f;
+    const float cc = ((((D[8 * d.V + v] + D[9 * d.V + v]) + D[10 * d.V + v]) + D[11 * d.V + v]) / 4.f) *
+                     sigmoidf_(D[13 * d.V + v]);
+    float s_abs = 0.f, s_sum = 0.f, s_sq = 0.f, s_small = 0.f;
+    for (int64_t c = 0; c < 48; ++c) {
+      const float* a = aq + (b * 48 + c) * d.V;
+      float box = 0.f;
+      for (int dx = -1; dx <= 1; ++dx)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dz = -1; dz <= 1; ++dz) box += at_or_zero(a, d, x + dx, y + dy, z + dz);
+      const float x4 = x3[(b * 48 + c) * d.V + v] + 0.1f * (box - a[v]) * cc;
+      const float ax = fabsf(x4);
+      s_abs += ax;
+      s_sum += x4;
+      s_sq += x4 * x4;
+      s_small += ax < 0.1f ? 1.f : 0.f;
+      const float fixed = repair(x4);
+      local_max = fmaxf(local_max, fabsf(fixed));
+      fn[(b * 64 + c) * d.V + v] = fixed;
+    }
+    const float E = s_abs / 48.f;
+    const float var = (s_sq - s_sum * (s_sum / 48.f)) / 47.f;
+    const float Sp = s_small / 48.f;
+    const float u[4] = {-(E * sigma), var * sigma, 0.5f * Sp * sigma,
+                        0.5f * (E * explore - 0.5f) * sigma};
+    const float mE = has_ef ? fabsf(ef[b * d.V + v]) / (stats[b * 4 + 0] + 1e-8f) : 0.f;
+    const float wE = stats[b * 4 + 1];
+    for (int j = 0; j < 16; ++j) {
+      float d1 = 0.95f * D[j * d.V + v];
+      if (j % 4 == 0) d1 += 0.05f * u[j / 4];
+      if (has_ef) {
+        float mod = d1;
+        if (j < 4) mod = 0.9f * d1 + 0.1f * (1.f - 0.5f * mE);
+        else if (j < 8) mod = 0.9f * d1 + 0.1f * (0.2f * mE - 0.1f);
+        else if (j >= 12) mod = 0.9f * d1 + 0.1f * sigmoidf_(2.f * mE - 0.5f);
+        d1 = (1.f - wE) * d1 + wE * mod;
+      }
+      fn[(b * 64 + 48 + j) * d.V + v] = fminf(5.f, fmaxf(-5.f, repair(d1)));
+    }
+  }
+  // A block may span two robots, so each thread folds its maximum into its robot's slot.
+  if (i < d.B * d.V) atomic_max_nonneg(&stats[b * 4 + 2], local_max);
+}
+
+__global__ void diffuse_kernel(const float* fn, const float* stats, float* out, Dims d) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= d.B * 64 * d.V) return;
+  const int64_t v = i % d.V, c = (i / d.V) % 64, b = i / (64 * d.V);
+  const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+  const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
+  const float* ch = fn + (i - v);
+  auto val = [&](int64_t xx, int64_t yy, int64_t zz) {
+    xx = (xx + d.R) % d.R;
+    yy = (yy + d.R) % d.R;
+    zz = (zz + d.R) % d.R;
+    const float f = ch[(xx * d.R + yy) * d.R + zz];
+    return squash ? tanhf(f) : f;
+  };
+  const float c0 = val(x, y, z);
+  const float lap = ((val(x - 1, y, z) + val(x + 1, y, z)) - 2.f * c0) +
+                    ((val(x, y - 1, z) + val(x, y + 1, z)) - 2.f * c0) +
+                    ((val(x, y, z - 1) + val(x, y, z + 1)) - 2.f * c0);
+  out[i] = c0 + 0.025f * lap;
+}
+
+unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+}  // namespace
+
+size_t field_step_workspace_floats(int64_t batch, int64_t resolution) {
+  const int64_t V = resolution * resolution * resolution;
+  return static_cast<size_t>(batch * V * (64 + 48 + 48) + batch * 4);
+}
+
+int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
+  if (a.batch == 0 || a.resolution == 0) return 0;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  Dims d;
+  d.B = a.batch;
+  d.R = a.resolution;
+  d.P = d.R * d.R;
+  d.V = d.P * d.R;
+  float* fn = a.workspace;                   // [B,64,V]; X2 lives in its first 48 channels' space
+  float* x2 = fn;                            // [B,48,V] packed (consumed before fn is written)
+  float* x3 = fn + d.B * 64 * d.V;           // [B,48,V]
+  float* aq = x3 + d.B * 48 * d.V;           // [B,48,V]
+  float* stats = aq + d.B * 48 * d.V;        // [B,4]
+  ef_stats_kernel<<<static_cast<unsigned>(d.B), kThreads, 0, stream>>>(a.ef, stats, d);
+  x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, a.noise, a.wave,
+                                                                 a.scalars, x2, d);
+  x3_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x2, x3, aq, d);
+  x4_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, aq,
+                                                            fn, stats, d);
+  diffuse_kernel<<<blocks_for(d.B * 64 * d.V), kThreads, 0, stream>>>(fn, stats, a.out, d);
+  return static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace cuda
+}  // namespace ops
+}  // namespace fieldbrain

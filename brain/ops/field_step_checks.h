@@ -1,0 +1,29 @@
+// Argument checks shared by every device's kernel of fieldbrain::field_step: shapes of the
+// contract (brain/field_dynamics.h), float32, one device, and the out tensor's requirements.
+// Failures throw c10::Error with a message naming the argument.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace fieldbrain {
+namespace ops {
+
+struct FieldStepShape {
+  int64_t batch;
+  int64_t resolution;
+};
+
+// field [B,64,R,R,R], noise [B,48,R,R,R], wave and ef [B,R,R,R], scalars [B,8], all float32
+// on a device of type `device`.
+FieldStepShape check_field_step_args(const at::Tensor& field, const at::Tensor& noise,
+                                     const at::Tensor& wave, const at::Tensor& ef,
+                                     const at::Tensor& scalars, c10::DeviceType device);
+
+// Resizes `out` to the field's shape if needed (a correctly sized out is left alone) and
+// checks it is a contiguous float32 tensor on the field's device overlapping no input.
+void prepare_field_step_out(at::Tensor& out, const at::Tensor& field, const at::Tensor& noise,
+                            const at::Tensor& wave, const at::Tensor& ef,
+                            const at::Tensor& scalars);
+
+}  // namespace ops
+}  // namespace fieldbrain

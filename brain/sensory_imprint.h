@@ -1,0 +1,54 @@
+// Emergent sensory mapping and the imprint of the input into the field (CYCLE.md step 4;
+// LEGACY_BRAIN §3.4, §4.1). Three location strategies (a remembered location of a similar
+// pattern, the resonant projection, an empty place) are all computed on the device and chosen
+// with `where`; a 5x5x5 blob of the imprint strength is then added to all 64 channels.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "brain/cycle_context.h"
+#include "brain/ring_buffer.h"
+
+namespace fieldbrain {
+
+struct SensoryImprintOptions {
+  SensoryImprintOptions(int64_t batch, int64_t sensory_dim, int64_t resolution)
+      : batch_(batch), sensory_dim_(sensory_dim), resolution_(resolution) {}
+  TORCH_ARG(int64_t, batch);
+  TORCH_ARG(int64_t, sensory_dim);
+  TORCH_ARG(int64_t, resolution);
+  TORCH_ARG(torch::Device, device) = torch::kCPU;
+};
+
+// What the imprint strength is made of (all [B] on the device).
+struct ImprintDrive {
+  torch::Tensor conf, has_ef, boost, prev_imp, prev_amp;
+};
+
+class SensoryImprintImpl : public torch::nn::Module {
+ public:
+  explicit SensoryImprintImpl(SensoryImprintOptions options);
+
+  // Step 4: adds the blob to `field` in place for robots that are not skipped; eps_loc
+  // [B,R,R,R] is draw 1 of the cycle. Returns the imprint strength s [B] (0 where skipped).
+  torch::Tensor apply(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
+                      const torch::Tensor& eps_loc);
+
+  // The resonant projection P @ p for unit patterns p [B,S] -> [B,R^3] (x-major).
+  torch::Tensor project(const torch::Tensor& p) const;
+
+  SensoryImprintOptions options;
+  RingBuffer map{nullptr};  // mapping memory, 100 x [S] unit patterns
+  torch::Tensor map_loc;    // [B,100,3] int64: where each remembered pattern was imprinted
+  torch::Tensor occ;        // [B,R,R,R] 0/1 locations taken by the empty strategy
+
+ private:
+  // The sparse form of P [R^3,S]: entry e adds proj_weight[e] * p[proj_sensor[e]] to voxel
+  // proj_voxel[e]. Entries are unique (voxel, sensor) pairs: weights of clamped offsets that
+  // land on the same voxel are summed at construction, as in the dense matrix.
+  torch::Tensor proj_voxel_, proj_sensor_, proj_weight_;
+  torch::Tensor blob_weight_;  // [7]: 0.8^d for d = |dx|+|dy|+|dz| = 0..6
+};
+TORCH_MODULE(SensoryImprint);
+
+}  // namespace fieldbrain

@@ -1,0 +1,284 @@
+// The server with the real field brain (R = 8 to stay fast): batching counts, resume after a
+// reconnect with identical motors, SIGTERM saves and exits 0, and SIGKILL at random points of
+// a save-every-cycle loop never leaves an unloadable state behind.
+#include <catch2/catch.hpp>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "app/server/server.h"
+#include "app/server/torch_brain_engine.h"
+#include "app/server/robot_client.h"
+#include "test/server/toy_engine.h"
+
+extern char** environ;
+
+using namespace fieldbrain::server;
+using namespace fieldbrain::server::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json small_brain() {
+  return {{"resolution", 8}, {"attractor_capacity", 4}, {"seed", 7}};
+}
+
+struct BrainServer {
+  explicit BrainServer(ServerConfig c) {
+    c.brain = small_brain();
+    spdlog::set_level(spdlog::level::off);
+    engine = make_field_brain_engine(c.brain);
+    server = std::make_unique<Server>(c, *engine);
+    server->start();
+  }
+  ~BrainServer() { server->stop(); }
+  std::unique_ptr<BrainEngine> engine;
+  std::unique_ptr<Server> server;
+};
+
+std::vector<float> sensors_at(int cycle) {
+  std::vector<float> s(6);
+  for (int i = 0; i < 6; ++i) s[i] = 0.5f + 0.5f * std::sin(0.3f * cycle + i);
+  return s;
+}
+
+struct JsonRobot {
+  JsonRobot(uint16_t port, const std::string& id) : c(port, 30.0) {
+    c.send_text("{\"type\":\"handshake\",\"robot_id\":\"" + id +
+                "\",\"sensory_dim\":6,\"motor_dim\":3}\n");
+    auto line = c.read_line();
+    if (!line) throw std::runtime_error("no handshake reply");
+    handshake = nlohmann::json::parse(*line);
+  }
+  std::optional<std::vector<float>> step(int cycle) {
+    nlohmann::json req = {{"type", "sensors"}, {"values", sensors_at(cycle)}, {"reward", 0.0}};
+    c.send_text(req.dump() + "\n");
+    auto line = c.read_line();
+    if (!line) return std::nullopt;
+    auto j = nlohmann::json::parse(*line);
+    if (j.value("type", "") != "motors") return std::nullopt;
+    return j["values"].get<std::vector<float>>();
+  }
+  RobotClient c;
+  nlohmann::json handshake;
+};
+
+fs::path fresh_dir(const char* name) {
+  auto dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+uint16_t free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// The server executable as a child process; killed (SIGKILL) if still running at the end.
+struct ServerProcess {
+  ServerProcess(uint16_t port, const fs::path& state_dir, int save_every) {
+    std::vector<std::string> args = {FIELDBRAIN_SERVER_EXE,
+                                     "--host", "127.0.0.1",
+                                     "--port", std::to_string(port),
+                                     "--monitor-port", "-1",
+                                     "--state-dir", state_dir.string(),
+                                     "--save-every", std::to_string(save_every),
+                                     "--resolution", "8",
+                                     "--attractor-capacity", "4",
+                                     "--seed", "7",
+                                     "--log-level", "warn"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid = -1;
+  }
+  ~ServerProcess() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+  // Waits (bounded) for the process to exit; returns its exit status or -1.
+  int wait_exit(double timeout_s) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+  pid_t pid = -1;
+};
+
+std::unique_ptr<JsonRobot> connect_with_retry(uint16_t port, const std::string& id) {
+  for (int i = 0; i < 300; ++i) {
+    try {
+      return std::make_unique<JsonRobot>(port, id);
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("with the real brain, robots of one size share batched brain calls", "[server]") {
+  BrainServer srv(test_config());
+  constexpr int kRobots = 8, kCycles = 40;
+  std::vector<std::string> failures(kRobots);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kRobots; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        JsonRobot robot(srv.server->port(), "batch" + std::to_string(r));
+        for (int cycle = 1; cycle <= kCycles; ++cycle) {
+          auto m = robot.step(cycle + r);
+          if (!m || m->size() != 3) throw std::runtime_error("bad reply");
+          for (float v : *m) {
+            if (!(std::abs(v) <= 1.0f)) throw std::runtime_error("motor out of range");
+          }
+        }
+      } catch (const std::exception& e) {
+        failures[r] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& f : failures) CHECK(f == "");
+  const auto frames = srv.server->worker().frames_stepped();
+  const auto calls = srv.server->worker().brain_calls();
+  INFO(calls << " brain calls for " << frames << " robot-cycles");
+  CHECK(frames == uint64_t{kRobots} * kCycles);
+  CHECK(calls < frames);
+}
+
+TEST_CASE("with the real brain, a reconnecting robot continues as if never interrupted",
+          "[server]") {
+  auto dir = fresh_dir("fieldbrain-brain-resume");
+  ServerConfig c = test_config();
+  c.state_dir = dir.string();
+  std::vector<std::vector<float>> straight, bumpy;
+  {
+    BrainServer srv(c);
+    JsonRobot r(srv.server->port(), "straight");
+    for (int i = 0; i < 30; ++i) straight.push_back(r.step(i).value());
+  }
+  {
+    BrainServer srv(c);
+    {
+      JsonRobot r(srv.server->port(), "bumpy");
+      for (int i = 0; i < 12; ++i) bumpy.push_back(r.step(i).value());
+    }
+    // Same server, reconnect: the disconnect save is read back when the brain is re-made.
+    for (int tries = 0; tries < 100 && !robot_keys(*srv.server).empty(); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    JsonRobot r(srv.server->port(), "bumpy");
+    CHECK(r.handshake["cycle"] == 12);
+    for (int i = 12; i < 20; ++i) bumpy.push_back(r.step(i).value());
+  }
+  {
+    BrainServer srv(c);  // and across a server restart
+    JsonRobot r(srv.server->port(), "bumpy");
+    CHECK(r.handshake["cycle"] == 20);
+    for (int i = 20; i < 30; ++i) bumpy.push_back(r.step(i).value());
+  }
+  REQUIRE(bumpy.size() == straight.size());
+  for (size_t i = 0; i < straight.size(); ++i) {
+    INFO("cycle " << i);
+    for (size_t k = 0; k < 3; ++k) CHECK(bumpy[i][k] == Approx(straight[i][k]).margin(1e-6));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("SIGTERM answers, saves every robot and exits 0", "[server]") {
+  auto dir = fresh_dir("fieldbrain-sigterm");
+  const uint16_t port = free_port();
+  ServerProcess proc(port, dir, 0);
+  REQUIRE(proc.pid > 0);
+  auto robot = connect_with_retry(port, "term");
+  REQUIRE(robot);
+  for (int i = 0; i < 7; ++i) REQUIRE(robot->step(i).has_value());
+  ::kill(proc.pid, SIGTERM);
+  CHECK(robot->c.wait_closed(20.0));
+  CHECK(proc.wait_exit(30.0) == 0);
+  CHECK(fs::exists(dir / "term.pt"));
+  BrainServer srv([&] {
+    ServerConfig c = test_config();
+    c.state_dir = dir.string();
+    return c;
+  }());
+  JsonRobot again(srv.server->port(), "term");
+  CHECK(again.handshake["cycle"] == 7);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous save",
+          "[server]") {
+  auto dir = fresh_dir("fieldbrain-sigkill");
+  std::mt19937 rng(std::random_device{}());
+  int last_resumed = 0;
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    const uint16_t port = free_port();
+    ServerProcess proc(port, dir, /*save_every=*/1);
+    REQUIRE(proc.pid > 0);
+    auto robot = connect_with_retry(port, "victim");
+    REQUIRE(robot);
+    const int resumed = robot->handshake["cycle"].get<int>();
+    CHECK(resumed >= last_resumed);
+    // Cycle in a thread; kill the server at a random moment (every cycle is followed by a
+    // save, so the kill lands in or near a save).
+    std::atomic<bool> stop{false};
+    std::thread cycler([&] {
+      for (int i = 0; !stop && i < 5000; ++i) {
+        if (!robot->step(resumed + i)) break;
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 400));
+    ::kill(proc.pid, SIGKILL);
+    stop = true;
+    cycler.join();
+    proc.wait_exit(10.0);
+    // The previous save must load: a fresh server resumes the robot with no corrupt file.
+    ServerConfig c = test_config();
+    c.state_dir = dir.string();
+    BrainServer check(c);
+    JsonRobot again(check.server->port(), "victim");
+    const int now = again.handshake["cycle"].get<int>();
+    CHECK(now >= resumed);
+    CHECK(check.server->stats().errors_with_code(kCodePersistenceLoad) == 0);
+    last_resumed = now;
+  }
+  bool corrupt = false;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    corrupt = corrupt || e.path().string().find(".corrupt-") != std::string::npos;
+  }
+  CHECK_FALSE(corrupt);
+  CHECK(last_resumed > 0);
+  fs::remove_all(dir);
+}

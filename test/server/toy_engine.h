@@ -1,0 +1,68 @@
+// A small deterministic BrainEngine for the socket tests: each robot keeps a leaky trace of
+// its inputs, and its motors are tanh of that trace (so replies depend on history, and a
+// resumed robot continues exactly). Counts calls; can be slowed down to model a slow brain.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/server/brain_engine.h"
+#include "app/server/server.h"
+
+namespace fieldbrain::server::testing {
+
+class ToyEngine : public BrainEngine {
+ public:
+  Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override;
+  void destroy(Slot slot) override;
+  std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                                const std::vector<float>& rewards) override;
+  int64_t cycle(Slot slot) const override;
+  void save(Slot slot, const std::string& path) override;
+  void load(Slot slot, const std::string& path) override;
+  nlohmann::json telemetry(Slot slot) override;
+  nlohmann::json field_slice(Slot slot, int64_t channel, int64_t z) override;
+  nlohmann::json describe() const override;
+  bool on_gpu() const override { return false; }
+  std::string state_extension() const override { return ".toy"; }
+
+  std::atomic<int> delay_ms{0};          // sleep per step_group call
+  std::atomic<int> fail_on_sensor{-999}; // throw when sensor[0] equals this
+  std::atomic<uint64_t> calls{0};
+
+  // The motors the toy computes for a trace, for tests that predict a reply.
+  static std::vector<float> motors_for(const std::vector<float>& trace, int motor_dim);
+
+ private:
+  struct Robot {
+    int s = 0, m = 0;
+    int64_t cycle = 0;
+    std::vector<float> trace;
+  };
+  std::map<Slot, Robot> robots_;
+  Slot next_ = 1;
+};
+
+// A test config: ephemeral ports, no persistence, loopback, quiet logs.
+ServerConfig test_config();
+
+// An in-process server on ephemeral ports around a ToyEngine.
+struct ToyServer {
+  explicit ToyServer(ServerConfig config = test_config());
+  ~ToyServer();
+  ToyEngine engine;
+  std::unique_ptr<Server> server;
+  uint16_t port() const { return server->port(); }
+  uint16_t monitor_port() const { return server->monitor_port(); }
+};
+
+// Runs `fn` on the server's brain worker and waits (bounded) for its result.
+nlohmann::json on_worker(Server& server, std::function<nlohmann::json(BrainWorker&)> fn);
+
+// Keys of the robots attached right now.
+std::vector<std::string> robot_keys(Server& server);
+
+}  // namespace fieldbrain::server::testing

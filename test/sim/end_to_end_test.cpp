@@ -1,0 +1,259 @@
+// End to end: the real fieldbrain-server (built next to this test executable) as a child
+// process on ephemeral loopback ports with a small field, three simulated robots for 300
+// cycles, then the outputs checked from disk: summary.json counts and every PNG decoded
+// with libpng at its expected size. Skips with a warning when the server was not built.
+#include <fcntl.h>
+#include <png.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "app/sim/arena.h"
+#include "app/sim/sim_run.h"
+
+extern char** environ;
+
+using namespace fieldbrain::sim;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kResolution = 8;  // small field: fast brain cycles
+
+// Next to this executable (build*/bin), unless FIELDBRAIN_TEST_SERVER names another binary.
+fs::path server_executable() {
+  if (const char* env = std::getenv("FIELDBRAIN_TEST_SERVER"); env && *env) return env;
+  return fs::read_symlink("/proc/self/exe").parent_path() / "fieldbrain-server";
+}
+
+// The server child process; SIGTERM (then SIGKILL) on destruction so a failed test never
+// leaves it running.
+class ServerProcess {
+ public:
+  ServerProcess(const fs::path& exe, const fs::path& dir) : log_(dir / "server.log") {
+    const std::string state = (dir / "state").string();
+    std::vector<std::string> args = {exe.string(),
+                                     "--host",
+                                     "127.0.0.1",
+                                     "--port",
+                                     "0",
+                                     "--monitor-port",
+                                     "0",
+                                     "--resolution",
+                                     std::to_string(kResolution),
+                                     "--state-dir",
+                                     state,
+                                     "--log-level",
+                                     "info"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    const int rc = posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) pid_ = -1;
+  }
+  ~ServerProcess() { stop(); }
+
+  bool started() const { return pid_ > 0; }
+  std::string log() const {
+    std::ifstream in(log_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  // Waits for "listening on HOST:PORT (monitor MPORT)" in the log.
+  bool wait_ready(int* port, int* monitor_port, double timeout_s) {
+    const std::regex re(R"(listening on [^ ]+:(\d+) \(monitor (\d+)\))");
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+      std::smatch m;
+      const std::string text = log();
+      if (std::regex_search(text, m, re)) {
+        *port = std::stoi(m[1]);
+        *monitor_port = std::stoi(m[2]);
+        return true;
+      }
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  // SIGTERM, wait up to 30 s, then SIGKILL. Returns the exit status (-1 if killed/unknown).
+  int stop() {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 600; ++i) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return -1;
+  }
+
+ private:
+  fs::path log_;
+  pid_t pid_ = -1;
+};
+
+// Decodes a PNG with libpng; returns false when it is not a valid PNG.
+bool decode_png(const fs::path& path, int* width, int* height) {
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&image, path.c_str())) return false;
+  image.format = PNG_FORMAT_RGB;
+  std::vector<uint8_t> pixels(PNG_IMAGE_SIZE(image));
+  const bool ok = png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr) != 0;
+  *width = static_cast<int>(image.width);
+  *height = static_cast<int>(image.height);
+  png_image_free(&image);
+  return ok;
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      (name + "-" + std::to_string(getpid()) + "-" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("Server plus three simulated robots for 300 cycles on loopback", "[sim][e2e]") {
+  const fs::path exe = server_executable();
+  if (!fs::exists(exe)) {
+    WARN("skipped: " << exe << " not built (brain library missing?)");
+    return;
+  }
+  const fs::path dir = temp_dir("fieldbrain-sim-e2e");
+  ServerProcess server(exe, dir);
+  REQUIRE(server.started());
+  int port = 0, monitor_port = 0;
+  INFO("server log:\n" << server.log());
+  REQUIRE(server.wait_ready(&port, &monitor_port, 120.0));
+
+  SimOptions o;
+  o.server = "127.0.0.1:" + std::to_string(port);
+  o.monitor = "127.0.0.1:" + std::to_string(monitor_port);
+  o.robots = 3;
+  o.cycles = 300;
+  o.out_dir = (dir / "out").string();
+  o.framing = Framing::B;
+  o.reward = true;
+  o.progress = false;
+  o.px_per_m = 50;
+  o.slice_scale = 4;
+  o.timeout_s = 60;
+  run_sim(o);
+
+  std::ifstream in(dir / "out" / "summary.json");
+  REQUIRE(in);
+  const auto summary = nlohmann::json::parse(in);
+  INFO("summary:\n" << summary.dump(2));
+  REQUIRE(summary["robots"].size() == 3);
+  std::set<std::string> keys;
+  for (const auto& r : summary["robots"]) {
+    CHECK(r["cycles"] == 300);
+    CHECK(r["replies"] == 300);
+    CHECK(r["errors"] == 0);
+    keys.insert(r["robot_key"].get<std::string>());
+  }
+  CHECK(keys.size() == 3);  // three separate robots on the server
+  CHECK(summary["monitor"]["reachable"] == true);
+
+  // trajectories.png: the map's size at 50 px per metre.
+  std::ifstream map_in(default_arena_path());
+  const auto map = nlohmann::json::parse(map_in);
+  int w = 0, h = 0;
+  REQUIRE(decode_png(dir / "out" / "trajectories.png", &w, &h));
+  CHECK(w == static_cast<int>(std::ceil(map["size"][0].get<double>() * 50)));
+  CHECK(h == static_cast<int>(std::ceil(map["size"][1].get<double>() * 50)));
+
+  // Field slices: 3 robots x channels 0, 62, 63; an R x R slice at 4 px per cell.
+  const auto& slices = summary["field_slice_pngs"];
+  CHECK(slices.size() == 9);
+  for (const auto& name : slices) {
+    int sw = 0, sh = 0;
+    CHECK(decode_png(dir / "out" / name.get<std::string>(), &sw, &sh));
+    CHECK(sw == kResolution * 4);
+    CHECK(sh == kResolution * 4);
+  }
+
+  SECTION("the JSON-lines mode drives a robot too") {
+    SimOptions j = o;
+    j.framing = Framing::JsonLines;
+    j.robots = 1;
+    j.cycles = 30;
+    j.out_dir = (dir / "out-json").string();
+    const SimReport r = run_sim(j);
+    REQUIRE(r.robots.size() == 1);
+    CHECK(r.robots[0].replies == 30);
+    CHECK(r.robots[0].errors.empty());
+    CHECK(r.robots[0].robot_key.rfind("sim-0", 0) == 0);
+  }
+
+  CHECK(server.stop() == 0);  // SIGTERM: saves and exits cleanly
+  fs::remove_all(dir);
+}
+
+TEST_CASE("An unreachable monitor is reported, not fatal", "[sim]") {
+  const fs::path dir = temp_dir("fieldbrain-sim-nomonitor");
+  SimOptions o;
+  o.controller = ControllerKind::Forward;
+  o.cycles = 20;
+  o.progress = false;
+  o.out_dir = dir.string();
+  const SimReport r = run_sim(o);
+  CHECK(r.ok());
+  CHECK(fs::exists(dir / "summary.json"));
+  CHECK(fs::exists(dir / "trajectories.png"));
+
+  SECTION("a brain run whose server is down records the error per robot") {
+    // Port 1 on loopback: nothing listens there.
+    o.controller = ControllerKind::Brain;
+    o.server = "127.0.0.1:1";
+    o.monitor = "127.0.0.1:1";
+    o.robots = 2;
+    o.timeout_s = 2;
+    const SimReport down = run_sim(o);
+    CHECK_FALSE(down.ok());
+    CHECK_FALSE(down.monitor_reachable);
+    for (const auto& robot : down.robots) {
+      REQUIRE(robot.errors.size() == 1);
+      CHECK_THAT(robot.errors[0], Catch::Contains("cannot connect"));
+      CHECK(robot.cycles == 0);
+    }
+  }
+  fs::remove_all(dir);
+}

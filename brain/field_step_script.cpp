@@ -4,8 +4,34 @@
 #include <stdexcept>
 #include <utility>
 
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+
 namespace fieldbrain {
 namespace {
+
+// `ops.<namespace>` in TorchScript source: the namespace of registered custom operators, so
+// that ops.fieldbrain.field_step names the dispatcher's fieldbrain::field_step.
+struct OpsNamespaces : torch::jit::SugaredValue {
+  std::string kind() const override { return "custom operator namespaces"; }
+  std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc,
+                                                 torch::jit::GraphFunction& m,
+                                                 const std::string& field) override {
+    return std::make_shared<torch::jit::BuiltinModule>(field);
+  }
+};
+
+// Resolves "ops" as TorchScript's own importer does for serialised code; the default
+// resolver only knows "torch" (= aten).
+struct OpsResolver : torch::jit::Resolver {
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name,
+                                                         torch::jit::GraphFunction& m,
+                                                         const torch::jit::SourceRange& loc) override {
+    if (name == "ops") return std::make_shared<OpsNamespaces>();
+    if (name == "torch") return std::make_shared<torch::jit::BuiltinModule>("aten");
+    return nullptr;
+  }
+};
 
 constexpr const char* kArgNames[] = {"field", "noise", "wave", "ef", "scalars"};
 
@@ -38,7 +64,7 @@ void check_signature(const torch::jit::Module& module, const std::string& origin
 const std::string& builtin_field_step_source() {
   static const std::string source = R"JIT(
 def forward(self, field: Tensor, noise: Tensor, wave: Tensor, ef: Tensor, scalars: Tensor) -> Tensor:
-    return torch.ops.fieldbrain.field_step(field, noise, wave, ef, scalars)
+    return ops.fieldbrain.field_step(field, noise, wave, ef, scalars)
 )JIT";
   return source;
 }
@@ -49,7 +75,7 @@ ScriptedFieldStep::ScriptedFieldStep(torch::jit::Module module, std::string orig
 ScriptedFieldStep ScriptedFieldStep::builtin() {
   torch::jit::Module module("FieldStep");
   try {
-    module.define(builtin_field_step_source());
+    module.define(builtin_field_step_source(), std::make_shared<OpsResolver>());
   } catch (const c10::Error& e) {
     throw std::invalid_argument(
         std::string("built-in field step: cannot compile (is libfieldbrain_ops.so loaded?): ") +

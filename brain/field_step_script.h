@@ -38,7 +38,8 @@ class ScriptedFieldStep {
   std::string origin_;
 };
 
-// The TorchScript source of the built-in step (also what the exporter writes).
+// The TorchScript source of the built-in step: what scripts/export_field_step.py serialises
+// (serialised TorchScript names custom ops "ops.<namespace>.<op>").
 const std::string& builtin_field_step_source();
 
 }  // namespace fieldbrain

@@ -51,7 +51,9 @@ torch::Tensor exact_inverse(const torch::Tensor& b, double relative_epsilon) {
   // The floor at the dtype's tiny keeps 0 / 0 from happening for an all-zero b.
   const torch::Tensor eps =
       (b.square().sum(-1, /*keepdim=*/true) * relative_epsilon).clamp_min(tiny_for(b));
-  return from_spectrum(spec.conj() / (power + eps), b.size(-1));
+  // Multiply by a real reciprocal: complex / real division rescales by |denominator|^2, which
+  // underflows for a tiny eps and would turn 0 / eps into NaN.
+  return from_spectrum(spec.conj() * (power + eps).reciprocal(), b.size(-1));
 }
 
 torch::Tensor make_unitary(const torch::Tensor& v, bool positive) {
@@ -60,7 +62,8 @@ torch::Tensor make_unitary(const torch::Tensor& v, bool positive) {
   torch::Tensor spec = spectrum(v);
   const torch::Tensor magnitude = spec.abs();
   const torch::Tensor degenerate = magnitude <= tiny_for(v);
-  spec = torch::where(degenerate, torch::ones_like(spec), spec / magnitude.clamp_min(tiny_for(v)));
+  spec = torch::where(degenerate, torch::ones_like(spec),
+                      spec * magnitude.clamp_min(tiny_for(v)).reciprocal());
   if (positive) {
     spec.narrow(-1, 0, 1).fill_(1.0);
     if (d % 2 == 0 && d > 1) spec.narrow(-1, d / 2, 1).fill_(1.0);

@@ -142,6 +142,14 @@ Record load_record(const std::string& path, const std::string& format,
   if (!in) throw std::runtime_error("hrr: cannot open '" + path + "' for reading");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty()) refuse(path, "the file is empty");
+  // torch's zip writer ends the file with the 22-byte end-of-central-directory record and no
+  // comment; the zip reader alone tolerates losing its last bytes, so check it is complete.
+  static const char kEndOfCentralDirectory[] = {'P', 'K', 5, 6};
+  if (bytes.size() < 22 ||
+      std::memcmp(bytes.data() + bytes.size() - 22, kEndOfCentralDirectory, 4) != 0) {
+    refuse(path, "the file is truncated (or has trailing bytes): it does not end with a zip "
+                 "end-of-central-directory record");
+  }
 
   torch::IValue root;
   try {

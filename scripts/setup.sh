@@ -7,7 +7,7 @@ PACKAGES=(
   nlohmann-json3-dev libboost-dev libboost-system-dev catch2
   libfmt-dev libspdlog-dev libcli11-dev
   libssl-dev libpng-dev libstb-dev
-  libsleef-dev
+  libsleef-dev python3-matplotlib
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -40,7 +40,7 @@ std::string join(const std::vector<int64_t>& values) {
 }
 
 TimingBudget budget_for(bool quick) {
-  return quick ? TimingBudget{1, 2, 200, 0.1} : TimingBudget{1, 3, 1000, 0.5};
+  return quick ? TimingBudget{1, 1, 200, 0.05} : TimingBudget{1, 3, 1000, 0.5};
 }
 
 std::map<Key, double> measure_cpp(const BenchArgs& args) {

@@ -40,7 +40,7 @@ class Cleanup:
 
 
 def median_call_ms(call, quick):
-    warmup, min_calls, max_calls, budget = (1, 2, 200, 0.1) if quick else (1, 3, 1000, 0.5)
+    warmup, min_calls, max_calls, budget = (1, 1, 200, 0.05) if quick else (1, 3, 1000, 0.5)
     for _ in range(warmup):
         call()
     times = []

@@ -3,8 +3,9 @@
 
 Written from brain/CYCLE.md (the op-by-op spec), ../shared/design/BRAIN.md and
 LEGACY_BRAIN.md (the "section" numbers below). The C++ brain is written independently
-from the same text; the two must agree to 1e-5 every cycle. Comments name the CYCLE.md
-step ("C4.5" = "The cycle", step 4, item 5; "C7.3" = field step item 3).
+from the same text; the two must agree to 1e-5 every cycle. Comments number the CYCLE.md
+steps ("---- 4." = "The cycle" step 4, "4.5" its item 5, "7.3" = field step item 3);
+"Cn" below means CYCLE.md step n.
 
 Run with Debian's /usr/bin/python3 (python3-torch 1.13):
   /usr/bin/python3 scripts/reference/fieldbrain_ref.py fixture --out DIR [--R 16 --B 1 ...]
@@ -52,7 +53,13 @@ Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
      fixture are computed in float64 and stored as float32.
  D15 The fixture's smooth/random/reward inputs depend on the robot key (not on its batch
      index), so robot k gets the same stream alone and inside a batch; "mixed" chooses the
-     kind by batch index (smooth, random, zeros, reward, repeating).
+     kind by batch index (smooth, random, zeros, reward, negative, repeating). "negative"
+     (an extra kind: uniform [-1,-0.05]) is the one that exercises the empty-location
+     strategy (C4.6); the other kinds always find an existing or resonant location.
+ D16 All robots of one FieldBrainRef step together, so the cycle number n, ring counts
+     (except the per-robot mapping memory) and has_ef (= n >= 1) are shared host values;
+     skip/has_input, reward branches and attractor bookkeeping are per robot on the host.
+     Sites with no sensor (S < 16) are skipped in C3; U_h writes channels 16k + i, i < S.
 """
 
 import argparse
@@ -747,7 +754,7 @@ class FieldBrainRef:
 
 
 # ----------------------------------------------------------------------------- inputs
-KINDS = ("smooth", "random", "zeros", "reward")
+KINDS = ("smooth", "random", "zeros", "reward", "negative")
 
 
 def make_inputs(kind, N, keys, S, seed):
@@ -757,7 +764,7 @@ def make_inputs(kind, N, keys, S, seed):
     reward = np.zeros((N, B), dtype=np.float32)
     t = np.arange(N, dtype=np.float64)
     for b, key in enumerate(keys):
-        kb = KINDS[b % 4] if kind == "mixed" else kind
+        kb = KINDS[b % len(KINDS)] if kind == "mixed" else kind
         if kb in ("smooth", "reward"):
             for j in range(S):
                 freq = 0.03 + 0.011 * (j % 7) + 0.004 * (key % 5)
@@ -768,6 +775,11 @@ def make_inputs(kind, N, keys, S, seed):
             sensors[:, b, :] = rs.uniform(-1.0, 1.0, size=(N, S))
         elif kb == "zeros":
             pass
+        elif kb == "negative":
+            # all sensors negative: the resonant match fails against the initially positive
+            # content, so the empty-location strategy (eps_loc argmax, occupancy) runs
+            rs = np.random.RandomState([seed & 0xFFFFFFFF, key & 0xFFFFFFFF, 1])
+            sensors[:, b, :] = rs.uniform(-1.0, -0.05, size=(N, S))
         else:
             raise ValueError("unknown input kind %r" % kb)
         if kb == "reward":
@@ -788,10 +800,15 @@ def write_f32(path, arr):
 
 def cmd_fixture(args):
     torch.set_num_threads(args.threads)
-    keys = [int(k) for k in args.keys.split(",")] if args.keys else list(range(args.B))
-    if len(keys) != args.B:
-        raise SystemExit("--keys has %d entries but --B is %d" % (len(keys), args.B))
-    N, B, R, S, M = args.cycles, args.B, args.R, args.S, args.M
+    # --keys names the robots; --B (if given) takes the first B of them; default B = len(keys)
+    keys = [int(k) for k in args.keys.split(",")] if args.keys else list(range(args.B or 1))
+    if args.B is not None:
+        if args.B > len(keys):
+            raise SystemExit("--B %d needs at least %d --keys, got %d" % (args.B, args.B, len(keys)))
+        if args.B < len(keys):
+            print("note: --B %d: using the first %d of --keys %s" % (args.B, args.B, keys), file=sys.stderr)
+        keys = keys[:args.B]
+    N, B, R, S, M = args.cycles, len(keys), args.R, args.S, args.M
     if args.field_every < 1:
         raise SystemExit("--field-every must be >= 1")
     os.makedirs(args.out, exist_ok=True)
@@ -883,9 +900,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
 
-    def common(p, R, cycles):
+    def common(p, R, cycles, B):
         p.add_argument("--R", type=int, default=R)
-        p.add_argument("--B", type=int, default=1)
+        p.add_argument("--B", type=int, default=B)
         p.add_argument("--S", type=int, default=24)
         p.add_argument("--M", type=int, default=4)
         p.add_argument("--A", type=int, default=8)
@@ -894,10 +911,11 @@ def main(argv=None):
         p.add_argument("--threads", type=int, default=1)
 
     pf = sub.add_parser("fixture", help="write a parity fixture directory")
-    common(pf, 16, 200)
+    common(pf, 16, 200, None)
     pf.add_argument("--out", required=True)
     pf.add_argument("--keys", default=None, help="comma-separated robot keys (default 0..B-1)")
-    pf.add_argument("--input", default="smooth", choices=KINDS + ("mixed",))
+    pf.add_argument("--input", default="smooth", choices=KINDS + ("mixed",),
+                    help="mixed: kind by batch index (smooth, random, zeros, reward, negative)")
     pf.add_argument("--field-every", type=int, default=10)
     pf.add_argument("--dump-field-step", action="store_true",
                     help="also write one field_step input/output example")
@@ -905,7 +923,7 @@ def main(argv=None):
                     help="cycle whose field step is dumped (default cycles//2)")
     pf.add_argument("--quiet", action="store_true")
     pt = sub.add_parser("time", help="print ms per cycle as one JSON line")
-    common(pt, 32, 20)
+    common(pt, 32, 20, 1)
     pt.add_argument("--warmup", type=int, default=2)
     args = ap.parse_args(argv)
     if args.cmd == "fixture":

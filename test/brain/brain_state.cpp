@@ -5,6 +5,10 @@
 
 namespace fieldbrain::test {
 
+FieldBrain make_brain(BrainConfig config, std::vector<uint64_t> keys) {
+  return FieldBrain(std::move(config), std::move(keys));
+}
+
 torch::Tensor buffer(const FieldBrainImpl& brain, const std::string& name) {
   for (const auto& item : brain.named_buffers(true)) {
     if (item.key() == name) return item.value();

@@ -10,6 +10,8 @@
 
 namespace fieldbrain::test {
 
+// FieldBrain(config, keys) (the holder's forwarding constructor cannot take a braced list).
+FieldBrain make_brain(BrainConfig config, std::vector<uint64_t> keys);
 // A registered buffer by name (e.g. "prediction.pred"); fails the test if absent.
 torch::Tensor buffer(const FieldBrainImpl& brain, const std::string& name);
 // Deep copies of every buffer, on the CPU.

@@ -10,7 +10,7 @@ namespace fieldbrain::test {
 
 TEST_CASE("A cycle makes exactly one device-to-host copy: the motors", "[brain]") {
   const std::vector<uint64_t> keys{1, 2};
-  FieldBrain brain(small_config(8, 24, 6), keys);
+  auto brain = make_brain(small_config(8, 24, 6), keys);
   for (int64_t i = 0; i < 6; ++i) {
     const auto s = test_sensors(i, keys, 24);
     const auto r = test_reward(i, keys);
@@ -25,8 +25,8 @@ TEST_CASE("A cycle makes exactly one device-to-host copy: the motors", "[brain]"
 }
 
 TEST_CASE("step_group also makes one copy per tick", "[brain]") {
-  FieldBrain a(small_config(), {1});
-  FieldBrain b(small_config(), {2});
+  auto a = make_brain(small_config(), {1});
+  auto b = make_brain(small_config(), {2});
   const auto before = SyncCounter::count();
   FieldBrainImpl::step_group({a.get(), b.get()}, test_sensors(0, {1, 2}, 24), test_reward(0, {1, 2}));
   CHECK(SyncCounter::count() - before == 1);
@@ -34,7 +34,7 @@ TEST_CASE("step_group also makes one copy per tick", "[brain]") {
 
 TEST_CASE("Motors are M values in (-1,1) for every robot, also with M > 4 and M = 1", "[brain]") {
   for (int64_t M : {1, 3, 4, 9}) {
-    FieldBrain brain(small_config(8, 5, M), {3, 4, 5});
+    auto brain = make_brain(small_config(8, 5, M), {3, 4, 5});
     for (int64_t i = 0; i < 5; ++i) {
       const auto m = brain->step(test_sensors(i, {3, 4, 5}, 5), test_reward(i, {3, 4, 5}));
       INFO("M " << M << " cycle " << i);
@@ -47,7 +47,7 @@ TEST_CASE("Motors are M values in (-1,1) for every robot, also with M > 4 and M 
 }
 
 TEST_CASE("The returned motors are the caller's own tensor", "[brain]") {
-  FieldBrain brain(small_config(), {1});
+  auto brain = make_brain(small_config(), {1});
   auto m = brain->step(test_sensors(0, {1}, 24), test_reward(0, {1}));
   const auto kept = buffer(*brain, "motors.motor").clone();
   m.fill_(7.0f);
@@ -55,11 +55,11 @@ TEST_CASE("The returned motors are the caller's own tensor", "[brain]") {
 }
 
 TEST_CASE("Robots are seeded from (seed, key): same key same field, other key other field", "[brain]") {
-  FieldBrain a(small_config(), {5, 6});
-  FieldBrain b(small_config(), {6});
+  auto a = make_brain(small_config(), {5, 6});
+  auto b = make_brain(small_config(), {6});
   auto other_seed = small_config();
   other_seed.seed += 1;
-  FieldBrain c(other_seed, {6});
+  auto c = make_brain(other_seed, {6});
   CHECK(torch::equal(a->field()[1], b->field()[0]));
   CHECK_FALSE(torch::equal(a->field()[0], a->field()[1]));
   CHECK_FALSE(torch::equal(b->field(), c->field()));
@@ -83,7 +83,7 @@ TEST_CASE("robot_seed is the splitmix64 finaliser of CYCLE.md", "[brain]") {
 
 TEST_CASE("Telemetry reports the cycle and the LEGACY_BRAIN section 9 metrics", "[brain]") {
   const std::vector<uint64_t> keys{8, 9};
-  FieldBrain brain(small_config(), keys);
+  auto brain = make_brain(small_config(), keys);
   for (int64_t i = 0; i < 4; ++i) brain->step(test_sensors(i, keys, 24), torch::tensor({0.0f, 0.5f}));
   const auto t = brain->telemetry(1);
   CHECK(t.at("cycle") == 4);
@@ -106,7 +106,7 @@ TEST_CASE("Telemetry reports the cycle and the LEGACY_BRAIN section 9 metrics", 
 }
 
 TEST_CASE("field_slice returns one z plane of one channel on the CPU", "[brain]") {
-  FieldBrain brain(small_config(), {1, 2});
+  auto brain = make_brain(small_config(), {1, 2});
   brain->step(test_sensors(0, {1, 2}, 24), test_reward(0, {1, 2}));
   const auto s = brain->field_slice(1, 40, 3);
   CHECK(s.sizes() == torch::IntArrayRef({8, 8}));

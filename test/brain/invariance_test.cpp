@@ -22,8 +22,8 @@ TEST_CASE("A robot's trajectory is the same alone and inside a batch", "[brain]"
   at::set_num_threads(1);
   const auto config = small_config();
   const std::vector<uint64_t> keys{11, 12, 13};
-  FieldBrain batch(config, keys);
-  FieldBrain alone(config, {12});
+  auto batch = make_brain(config, keys);
+  auto alone = make_brain(config, {12});
   for (int64_t i = 0; i < 40; ++i) {
     const auto s = test_sensors(i, keys, 24);
     const auto r = test_reward(i, keys);
@@ -72,11 +72,11 @@ TEST_CASE("Save at cycle k, load into a fresh brain, continue: identical to neve
   const auto config = small_config();
   const std::vector<uint64_t> keys{31, 32};
   const auto path = temp_path("resume.pt");
-  FieldBrain original(config, keys);
+  auto original = make_brain(config, keys);
   for (int64_t i = 0; i < 12; ++i) original->step(test_sensors(i, keys, 24), test_reward(i, keys));
   original->save(path);
 
-  FieldBrain resumed(config, keys);
+  auto resumed = make_brain(config, keys);
   resumed->step(test_sensors(99, keys, 24), test_reward(99, keys));  // diverge first
   resumed->load(path);
   CHECK(resumed->cycle() == 12);
@@ -94,31 +94,31 @@ TEST_CASE("Save at cycle k, load into a fresh brain, continue: identical to neve
 TEST_CASE("Loading a corrupt or mismatched save throws and leaves the brain untouched", "[brain]") {
   const auto config = small_config();
   const auto path = temp_path("mismatch.pt");
-  FieldBrain saved(config, {41});
+  auto saved = make_brain(config, {41});
   saved->step(test_sensors(0, {41}, 24), test_reward(0, {41}));
   saved->save(path);
 
   SECTION("a different config") {
-    FieldBrain other(small_config(8, 20), {41});
+    auto other = make_brain(small_config(8, 20), {41});
     const auto before = snapshot(*other);
     CHECK_THROWS_WITH(other->load(path), Catch::Contains("config"));
     CHECK(first_difference(before, snapshot(*other)).empty());
   }
   SECTION("different robot keys") {
-    FieldBrain other(config, {42});
+    auto other = make_brain(config, {42});
     const auto before = snapshot(*other);
     CHECK_THROWS_WITH(other->load(path), Catch::Contains("keys"));
     CHECK(first_difference(before, snapshot(*other)).empty());
   }
   SECTION("a missing file") {
-    FieldBrain other(config, {41});
+    auto other = make_brain(config, {41});
     const auto before = snapshot(*other);
     CHECK_THROWS_AS(other->load(path + ".missing"), std::runtime_error);
     CHECK(first_difference(before, snapshot(*other)).empty());
   }
   SECTION("a truncated file") {
     std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
-    FieldBrain other(config, {41});
+    auto other = make_brain(config, {41});
     const auto before = snapshot(*other);
     CHECK_THROWS_AS(other->load(path), std::runtime_error);
     CHECK(first_difference(before, snapshot(*other)).empty());

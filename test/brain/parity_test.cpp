@@ -63,7 +63,7 @@ void run_parity(const std::string& label, const std::vector<std::string>& args,
   config.motor_dim = M;
   config.attractor_capacity = m.at("A");
   config.seed = m.at("seed");
-  FieldBrain brain(config, m.at("keys").get<std::vector<uint64_t>>());
+  auto brain = make_brain(config, m.at("keys").get<std::vector<uint64_t>>());
 
   const auto sensors = fx.read("sensors.f32");
   const auto reward = fx.read("reward.f32");

@@ -28,7 +28,7 @@ void expect_refused(FieldBrainImpl& brain, const torch::Tensor& sensors, const t
 
 TEST_CASE("Bad inputs are refused with the problem named and the state untouched", "[brain]") {
   const auto config = small_config();
-  FieldBrain brain(config, {1, 2});
+  auto brain = make_brain(config, {1, 2});
   const std::vector<uint64_t> keys{1, 2};
   brain->step(test_sensors(0, keys, 24), test_reward(0, keys));  // some history first
   const auto good_s = test_sensors(1, keys, 24);
@@ -60,7 +60,7 @@ TEST_CASE("Bad inputs are refused with the problem named and the state untouched
     expect_refused(*brain, good_s, r, "reward[0] is not finite");
   }
   SECTION("after a refusal the brain continues exactly as if nothing happened") {
-    FieldBrain twin(config, keys);
+    auto twin = make_brain(config, keys);
     twin->step(test_sensors(0, keys, 24), test_reward(0, keys));
     CHECK_THROWS_AS(brain->step(torch::full({2, 24}, std::numeric_limits<float>::quiet_NaN()), good_r),
                     std::invalid_argument);
@@ -72,24 +72,24 @@ TEST_CASE("Bad inputs are refused with the problem named and the state untouched
 TEST_CASE("A bad config or an empty batch is refused at construction", "[brain]") {
   auto config = small_config();
   config.resolution = 200;
-  CHECK_THROWS_WITH(FieldBrain(config, {0}), Catch::Contains("resolution"));
+  CHECK_THROWS_WITH(make_brain(config, {0}), Catch::Contains("resolution"));
   config = small_config();
   config.sensory_dim = 0;
-  CHECK_THROWS_WITH(FieldBrain(config, {0}), Catch::Contains("sensory_dim"));
+  CHECK_THROWS_WITH(make_brain(config, {0}), Catch::Contains("sensory_dim"));
   config = small_config();
   config.motor_dim = 1025;
-  CHECK_THROWS_WITH(FieldBrain(config, {0}), Catch::Contains("motor_dim"));
+  CHECK_THROWS_WITH(make_brain(config, {0}), Catch::Contains("motor_dim"));
   config = small_config();
   config.field_step = "warp-drive";
-  CHECK_THROWS_WITH(FieldBrain(config, {0}), Catch::Contains("field_step"));
-  CHECK_THROWS_AS(FieldBrain(small_config(), std::vector<uint64_t>{}), std::invalid_argument);
+  CHECK_THROWS_WITH(make_brain(config, {0}), Catch::Contains("field_step"));
+  CHECK_THROWS_AS(make_brain(small_config(), {}), std::invalid_argument);
 }
 
 TEST_CASE("step_group refuses mismatched brains and bad inputs", "[brain]") {
-  FieldBrain a(small_config(), {1});
-  FieldBrain b(small_config(), {2});
-  FieldBrain wide(small_config(8, 30), {3});
-  FieldBrain pair(small_config(), {4, 5});
+  auto a = make_brain(small_config(), {1});
+  auto b = make_brain(small_config(), {2});
+  auto wide = make_brain(small_config(8, 30), {3});
+  auto pair = make_brain(small_config(), {4, 5});
   CHECK_THROWS_WITH(FieldBrainImpl::step_group({a.get(), wide.get()}, torch::zeros({2, 24}), torch::zeros({2})),
                     Catch::Contains("different configs"));
   CHECK_THROWS_WITH(FieldBrainImpl::step_group({a.get(), pair.get()}, torch::zeros({2, 24}), torch::zeros({2})),

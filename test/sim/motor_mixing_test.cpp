@@ -45,7 +45,7 @@ TEST_CASE("Mixing clamps the wheel sum before the power curve", "[sim]") {
   CHECK(r.left_duty == Approx(-0.8));
 }
 
-TEST_CASE("A short reply is padded with zeros; extra values are ignored", "[sim]") {
+TEST_CASE("A short reply is padded with zeros and extra values are ignored", "[sim]") {
   const auto c = interpret_motors({0.5f});
   CHECK(c.left_duty == Approx(std::pow(0.5, 1.5) * 0.8));
   CHECK(c.right_duty == Approx(c.left_duty));

@@ -293,19 +293,39 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
   const auto s = host_input(sensors, "sensors", {k, config.sensory_dim});
   const auto r = host_input(reward, "reward", {k});
 
-  // A scratch batch per (config, k), reused across ticks on this thread.
-  thread_local std::map<std::string, std::shared_ptr<FieldBrainImpl>> scratch_cache;
-  auto& scratch = scratch_cache[config_key + "#" + std::to_string(k)];
-  if (!scratch) {
-    std::vector<uint64_t> keys(k, 0);
-    scratch.reset(new FieldBrainImpl(config, keys, Scratch{}));
+  // One scratch batch per thread, rebuilt when the config or the group size changes (a
+  // cache per size would hold an attractor bank per robot per size).
+  thread_local std::string scratch_key;
+  thread_local std::shared_ptr<FieldBrainImpl> scratch;
+  const std::string key = config_key + "#" + std::to_string(k);
+  if (!scratch || scratch_key != key) {
+    scratch.reset();
+    scratch.reset(new FieldBrainImpl(config, std::vector<uint64_t>(k, 0), Scratch{}));
+    scratch_key = key;
   }
   torch::NoGradGuard no_grad;
+  // Every buffer is copied robot by robot, except the attractor bank: only its live slots
+  // (known on the host) are ever read, so only those travel.
+  auto copy_bank = [](const FieldBrainImpl& from_brain, const torch::Tensor& from, const torch::Tensor& to,
+                      bool into_batch, int64_t i) {
+    const auto valid = from_brain.parts_->attractors->valid;
+    const int64_t row = into_batch ? 0 : i;
+    const auto* ok = valid[row].data_ptr<int64_t>();
+    for (int64_t j = 0; j < valid.size(1); ++j) {
+      if (!ok[j]) continue;
+      if (into_batch) to[i][j].copy_(from[0][j]);
+      else to[0][j].copy_(from[i][j]);
+    }
+  };
   const auto batch_buffers = scratch->named_buffers(true);
   for (int64_t i = 0; i < k; ++i) {
     const auto own = brains[i]->named_buffers(true);
     for (size_t b = 0; b < own.size(); ++b) {
-      batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
+      if (own[b].key() == "attractors.bank") {
+        copy_bank(*brains[i], own[b].value(), batch_buffers[b].value(), true, i);
+      } else {
+        batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
+      }
     }
     scratch->generators_[i] = brains[i]->generators_[0];  // shared handle: draws advance it
     scratch->keys_[i] = brains[i]->keys_[0];
@@ -320,7 +340,11 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
   for (int64_t i = 0; i < k; ++i) {
     const auto own = brains[i]->named_buffers(true);
     for (size_t b = 0; b < own.size(); ++b) {
-      own[b].value().copy_(batch_buffers[b].value().slice(0, i, i + 1));
+      if (own[b].key() == "attractors.bank") {
+        copy_bank(*scratch, batch_buffers[b].value(), own[b].value(), false, i);
+      } else {
+        own[b].value().copy_(batch_buffers[b].value().slice(0, i, i + 1));
+      }
     }
     brains[i]->last_cycle_ms_ = scratch->last_cycle_ms_;
   }
@@ -398,9 +422,14 @@ void FieldBrainImpl::load(const std::string& path) {
   };
   if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
   if (a.meta.value("version", 0) != kArchiveVersion) fail("unsupported archive version");
-  if (a.meta.at("config") != nlohmann::json(config_)) {
-    fail(fmt::format("config mismatch: archive {} vs brain {}", a.meta.at("config").dump(),
-                     nlohmann::json(config_).dump()));
+  // The shape-defining part of the config must match; the seed (generators are restored),
+  // the field step implementation, the device and the telemetry cadence may differ.
+  const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
+  for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
+    if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
+      fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
+                       saved_config.value(key, nlohmann::json()).dump(), nlohmann::json(config_)[key].dump()));
+    }
   }
   if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
   // Check everything before changing anything.

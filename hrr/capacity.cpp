@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hrr/algebra.h"
+#include "hrr/codebook_matmul.h"
 #include "hrr/random_vectors.h"
 
 namespace fieldbrain::hrr {
@@ -13,7 +14,8 @@ namespace {
 // Bounds the [trials, k, M] score tensor of one chunk (~64 MB in float32).
 constexpr int64_t kMaxScoresPerChunk = 16'000'000;
 
-int64_t count_correct(const torch::Tensor& codebook, int64_t pairs, int64_t trials,
+int64_t count_correct(const torch::Tensor& codebook, const torch::Tensor& prepared,
+                      int64_t pairs, int64_t trials,
                       const CapacityOptions& options, torch::Generator& generator) {
   const int64_t m = codebook.size(0);
   const torch::TensorOptions tensor_options =
@@ -29,7 +31,7 @@ int64_t count_correct(const torch::Tensor& codebook, int64_t pairs, int64_t tria
           : random({trials, pairs, options.dim}, generator, tensor_options);
   const torch::Tensor trace = bind(roles, fillers).sum(-2, /*keepdim=*/true);  // [T, 1, D]
   const torch::Tensor retrieved = unbind(trace, roles);                         // [T, k, D]
-  const torch::Tensor best = torch::matmul(retrieved, codebook.t()).argmax(-1);
+  const torch::Tensor best = codebook_matmul(retrieved, codebook, prepared).argmax(-1);
   return best.eq(truth).sum().item<int64_t>();
 }
 
@@ -52,6 +54,7 @@ std::vector<CapacityPoint> measure_capacity(
       {options.candidates, options.dim}, generator,
       torch::TensorOptions().dtype(options.dtype).device(options.device)));
 
+  const torch::Tensor prepared = prepare_codebook(codebook);
   std::vector<CapacityPoint> curve;
   std::size_t done = 0;
   for (int64_t pairs : options.pair_counts) {
@@ -63,7 +66,7 @@ std::vector<CapacityPoint> measure_capacity(
         std::max<int64_t>(1, kMaxScoresPerChunk / (pairs * options.candidates));
     for (int64_t start = 0; start < options.trials; start += chunk) {
       const int64_t trials = std::min(chunk, options.trials - start);
-      point.correct += count_correct(codebook, pairs, trials, options, generator);
+      point.correct += count_correct(codebook, prepared, pairs, trials, options, generator);
       point.queries += trials * pairs;
     }
     curve.push_back(point);

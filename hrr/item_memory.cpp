@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "hrr/codebook_matmul.h"
 #include "hrr/tensor_checks.h"
 
 namespace fieldbrain::hrr {
@@ -19,6 +20,8 @@ ItemMemoryImpl::ItemMemoryImpl(ItemMemoryOptions options) : options_(options) {
 void ItemMemoryImpl::rebuild_norms() {
   torch::NoGradGuard no_grad;
   norms_.set_(vectors_.norm(2, {-1}));
+  prepared_ = prepare_codebook(vectors_);
+  prepared_for_ = vectors_.data_ptr();
 }
 
 void ItemMemoryImpl::add(const std::vector<std::string>& labels, const torch::Tensor& vectors) {
@@ -86,7 +89,9 @@ ItemQuery ItemMemoryImpl::query(const torch::Tensor& queries, int64_t k) const {
   check_pair(queries, vectors_, "ItemMemory::query");
   if (size() == 0) throw std::logic_error("ItemMemory::query: the memory is empty");
   if (k < 1) fail("ItemMemory::query", "k must be >= 1");
-  torch::Tensor scores = torch::matmul(queries, vectors_.t());  // [..., M]
+  const bool prepared_valid = prepared_.defined() && vectors_.data_ptr() == prepared_for_;
+  torch::Tensor scores =
+      codebook_matmul(queries, vectors_, prepared_valid ? prepared_ : torch::Tensor());  // [..., M]
   if (options_.similarity() == SimilarityKind::kCosine) {
     const double tiny = options_.dtype() == torch::kFloat32 ? std::numeric_limits<float>::min()
                                                             : std::numeric_limits<double>::min();

@@ -66,6 +66,10 @@ class ItemMemoryImpl : public torch::nn::Module {
   std::unordered_map<std::string, int64_t> index_;
   torch::Tensor vectors_;  // [M, D]
   torch::Tensor norms_;    // [M], cached for cosine scores
+  // vectors_ in the layout of the fast CPU product (codebook_matmul.h), valid while
+  // vectors_ still points at the storage it was built from.
+  torch::Tensor prepared_;
+  const void* prepared_for_ = nullptr;
 };
 
 TORCH_MODULE(ItemMemory);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "hrr/codebook_matmul.h"
 #include "hrr/tensor_checks.h"
 
 namespace fieldbrain::hrr {
@@ -36,12 +37,12 @@ torch::Tensor cosine(const torch::Tensor& a, const torch::Tensor& b) {
 
 torch::Tensor dot_matrix(const torch::Tensor& queries, const torch::Tensor& keys) {
   check_codebook(queries, keys, "hrr::dot_matrix");
-  return torch::matmul(queries, keys.t());
+  return codebook_matmul(queries, keys);
 }
 
 torch::Tensor cosine_matrix(const torch::Tensor& queries, const torch::Tensor& keys) {
   check_codebook(queries, keys, "hrr::cosine_matrix");
-  return safe_divide(torch::matmul(queries, keys.t()),
+  return safe_divide(codebook_matmul(queries, keys),
                      norms(queries).unsqueeze(-1) * norms(keys));
 }
 

@@ -4,11 +4,11 @@
 # client) for a bounded number of cycles with a progress line, prints where the pictures
 # are, and stops the server cleanly (SIGTERM: it saves and exits).
 #   scripts/run_sim.sh [extra fieldbrain-sim flags, e.g. --robots 3 --reward]
-#   CYCLES=2000 OUT=sim-out scripts/run_sim.sh
+#   CYCLES=300 OUT=sim-out scripts/run_sim.sh
 #   BIN=build-x/bin SKIP_BUILD=1 scripts/run_sim.sh   (binaries of another build tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cycles=${CYCLES:-2000}
+cycles=${CYCLES:-300}
 out=${OUT:-sim-out}
 bin=${BIN:-build/bin}  # another build tree: BIN=build-x/bin SKIP_BUILD=1
 [ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; scripts/build.sh; }

@@ -1,5 +1,7 @@
 // Wall-clock timing of one benchmark case: warm-up, then repeated calls until a time budget is
-// spent, reporting the median per call (robust to the other jobs sharing this machine).
+// spent, reporting the median per call (robust to the other jobs sharing this machine). A
+// warm-up call longer than 4 budgets is itself the measurement. scripts/hrr/bench.py times
+// the Python side the same way.
 #pragma once
 
 #include <functional>

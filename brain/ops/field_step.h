@@ -33,8 +33,8 @@ at::Tensor& field_step_out(const at::Tensor& field, const at::Tensor& noise,
                            const at::Tensor& wave, const at::Tensor& ef,
                            const at::Tensor& scalars, at::Tensor& out);
 
-// Instruction set the CPU kernel runs with ("avx2" or "default"); FIELDBRAIN_ISA=default in
-// the environment forces the portable variant.
+// Instruction set the CPU kernel runs with ("avx512", "avx2" or "default", the widest the CPU
+// supports); FIELDBRAIN_ISA=avx2 or FIELDBRAIN_ISA=default in the environment caps it.
 std::string field_step_cpu_isa();
 
 }  // namespace ops

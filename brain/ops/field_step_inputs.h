@@ -61,7 +61,11 @@ inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t see
   in.scalars.select(1, 0).copy_(0.999 - 0.01 * rand({B}));  // decay
   in.scalars.select(1, 1).copy_(rand({B}));                 // drive
   in.scalars.select(1, 2).copy_(0.3 + 0.7 * rand({B}));     // explore
-  in.scalars.select(1, 3).copy_(0.01 + 0.29 * rand({B}));   // sigma
+  // sigma: CYCLE.md 7.6 gives 0.01 at birth, ~0.1 after 10^4 cycles, 0.3 at most. Kept <= 0.15:
+  // the sparsity term 0.5 * mean_c(|X4| < 0.1) * sigma of item 5 jumps by sigma/96 when one
+  // of a voxel's 48 values crosses 0.1, and rounding-level differences between two correct
+  // implementations flip such voxels now and then; 0.05 * sigma/96 stays below 1e-4 here.
+  in.scalars.select(1, 3).copy_(0.01 + 0.14 * rand({B}));
   for (int64_t b = 0; b < B; ++b) {
     in.scalars[b][4] = has_ef < 0 ? static_cast<float>(b % 2) : static_cast<float>(has_ef);
   }

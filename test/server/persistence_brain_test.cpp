@@ -178,32 +178,36 @@ TEST_CASE("with the real brain, robots of one size share batched brain calls", "
 
 TEST_CASE("with the real brain, a reconnecting robot continues as if never interrupted",
           "[server]") {
-  auto dir = fresh_dir("fieldbrain-brain-resume");
+  // The same identity (it seeds the robot's generator) in two state directories: one run
+  // straight through, one interrupted by a reconnect and by a server restart.
+  auto straight_dir = fresh_dir("fieldbrain-brain-straight");
+  auto bumpy_dir = fresh_dir("fieldbrain-brain-bumpy");
   ServerConfig c = test_config();
-  c.state_dir = dir.string();
   std::vector<std::vector<float>> straight, bumpy;
   {
+    c.state_dir = straight_dir.string();
     BrainServer srv(c);
-    JsonRobot r(srv.server->port(), "straight");
+    JsonRobot r(srv.server->port(), "rover");
     for (int i = 0; i < 30; ++i) straight.push_back(r.step(i).value());
   }
+  c.state_dir = bumpy_dir.string();
   {
     BrainServer srv(c);
     {
-      JsonRobot r(srv.server->port(), "bumpy");
+      JsonRobot r(srv.server->port(), "rover");
       for (int i = 0; i < 12; ++i) bumpy.push_back(r.step(i).value());
     }
     // Same server, reconnect: the disconnect save is read back when the brain is re-made.
     for (int tries = 0; tries < 100 && !robot_keys(*srv.server).empty(); ++tries) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    JsonRobot r(srv.server->port(), "bumpy");
+    JsonRobot r(srv.server->port(), "rover");
     CHECK(r.handshake["cycle"] == 12);
     for (int i = 12; i < 20; ++i) bumpy.push_back(r.step(i).value());
   }
   {
     BrainServer srv(c);  // and across a server restart
-    JsonRobot r(srv.server->port(), "bumpy");
+    JsonRobot r(srv.server->port(), "rover");
     CHECK(r.handshake["cycle"] == 20);
     for (int i = 20; i < 30; ++i) bumpy.push_back(r.step(i).value());
   }
@@ -212,7 +216,8 @@ TEST_CASE("with the real brain, a reconnecting robot continues as if never inter
     INFO("cycle " << i);
     for (size_t k = 0; k < 3; ++k) CHECK(bumpy[i][k] == Approx(straight[i][k]).margin(1e-6));
   }
-  fs::remove_all(dir);
+  fs::remove_all(straight_dir);
+  fs::remove_all(bumpy_dir);
 }
 
 TEST_CASE("SIGTERM answers, saves every robot and exits 0", "[server]") {

@@ -19,13 +19,20 @@ namespace ops {
 namespace cpu {
 namespace {
 
+// The widest variant this CPU runs; FIELDBRAIN_ISA=default|avx2 caps the choice.
 const FieldStepPasses& passes() {
   static const FieldStepPasses* chosen = [] {
 #if defined(FIELDBRAIN_OPS_AVX2)
-    const char* forced = std::getenv("FIELDBRAIN_ISA");
-    const bool want_default = forced != nullptr && std::strcmp(forced, "default") == 0;
+    const char* env = std::getenv("FIELDBRAIN_ISA");
+    const std::string cap = env != nullptr ? env : "";
     __builtin_cpu_init();
-    if (!want_default && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+#if defined(FIELDBRAIN_OPS_AVX512)
+    if (cap.empty() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+      return &isa_avx512::kPasses;
+    }
+#endif
+    if (cap != "default" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
       return &isa_avx2::kPasses;
     }
 #endif

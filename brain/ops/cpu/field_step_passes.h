@@ -1,6 +1,6 @@
 // The two passes of the fused CPU field step (CYCLE.md step 7, items 1-8), as plain functions
 // over raw float arrays. field_step_passes.cpp is compiled once per instruction set (baseline
-// x86-64 and AVX2+FMA) into separate namespaces; field_step_kernel.cpp picks one at run time
+// x86-64, AVX2+FMA and AVX-512) into separate namespaces; field_step_kernel.cpp picks one at run time
 // and owns threading and scratch memory, so nothing here allocates or starts threads.
 //
 // Pass 1 (task = one robot, a slab of x planes [x0,x1)): decay + temporal shift, spontaneous
@@ -53,6 +53,9 @@ namespace isa_default {
 extern const FieldStepPasses kPasses;
 }
 namespace isa_avx2 {
+extern const FieldStepPasses kPasses;
+}
+namespace isa_avx512 {
 extern const FieldStepPasses kPasses;
 }
 

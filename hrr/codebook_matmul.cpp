@@ -1,0 +1,33 @@
+#include "hrr/codebook_matmul.h"
+
+#include <vector>
+
+namespace fieldbrain::hrr {
+namespace {
+
+bool fast_path(const torch::Tensor& t) {
+  return at::hasMKLDNN() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32 &&
+         t.layout() == torch::kStrided && !t.requires_grad();
+}
+
+}  // namespace
+
+torch::Tensor prepare_codebook(const torch::Tensor& keys) {
+  if (!fast_path(keys) || keys.dim() != 2 || keys.size(0) == 0) return {};
+  return keys.contiguous().to_mkldnn();
+}
+
+torch::Tensor codebook_matmul(const torch::Tensor& queries, const torch::Tensor& keys,
+                              const torch::Tensor& prepared) {
+  if (!fast_path(queries) || !fast_path(keys) || keys.size(0) == 0 || queries.numel() == 0) {
+    return torch::matmul(queries, keys.t());
+  }
+  const torch::Tensor weight = prepared.defined() ? prepared : prepare_codebook(keys);
+  const torch::Tensor flat = queries.reshape({-1, queries.size(-1)}).contiguous();
+  const torch::Tensor scores = at::mkldnn_linear(flat.to_mkldnn(), weight).to_dense();
+  std::vector<int64_t> shape(queries.sizes().begin(), queries.sizes().end() - 1);
+  shape.push_back(keys.size(0));
+  return scores.view(shape);
+}
+
+}  // namespace fieldbrain::hrr

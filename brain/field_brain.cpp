@@ -251,7 +251,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   auto next = p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   p.attractors->influence(next);
-  F.copy_(next + pending);
+  F.copy_(next.add_(pending));
   // 8-11: pooling, prediction, motors, echo.
   p.pooling->update(F);
   p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);

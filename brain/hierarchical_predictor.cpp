@@ -84,9 +84,10 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
   const auto mx = cube_axis_mask(spread, 0, R);  // [B,4,16,R]
   const auto my = cube_axis_mask(spread, 1, R);
   const auto mz = cube_axis_mask(spread, 2, R);
-  const auto cube = mx.view({B, 4, 16, R, 1, 1}) * my.view({B, 4, 16, 1, R, 1}) *
-                    mz.view({B, 4, 16, 1, 1, R});
-  return (value.view({B, 4, 16, 1, 1, 1}) * cube).view({B, 64, R, R, R});
+  // Products with the 0/1 axis masks are exact; only the last one is field-sized.
+  const auto on_x = value.view({B, 4, 16, 1, 1, 1}) * mx.view({B, 4, 16, R, 1, 1});
+  const auto on_xy = on_x * my.view({B, 4, 16, 1, R, 1});
+  return (on_xy * mz.view({B, 4, 16, 1, 1, R})).view({B, 64, R, R, R});
 }
 
 torch::Tensor HierarchicalPredictorImpl::predict(const torch::Tensor& field) {

@@ -90,7 +90,8 @@ std::map<Key, PythonTiming> measure_python(const BenchArgs& args) {
   const int status = pclose(pipe);
   if (status != 0) throw std::runtime_error("bench: the Python reference failed: " + command);
   std::map<Key, PythonTiming> ms;
-  for (const auto& row : nlohmann::json::parse(output).at("rows")) {
+  const nlohmann::json doc = nlohmann::json::parse(output);  // must outlive the loop
+  for (const auto& row : doc.at("rows")) {
     ms[{row.at("op").get<std::string>(), row.at("D").get<int64_t>(),
         row.at("batch").get<int64_t>()}] =
         PythonTiming{row.at("ms").get<double>(), row.value("extrapolated_from_rows", int64_t{0})};

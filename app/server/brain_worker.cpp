@@ -1,11 +1,11 @@
 #include "app/server/brain_worker.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-
-#include <spdlog/spdlog.h>
 
 #include "app/server/handshake.h"
 #include "app/server/state_files.h"
@@ -66,10 +66,10 @@ bool BrainWorker::push(Job job) {
   return true;
 }
 
-bool BrainWorker::attach(std::string base_key, std::string framing, int sensory_dim,
-                         int motor_dim, AttachDone done) {
-  return push(AttachJob{std::move(base_key), std::move(framing), sensory_dim, motor_dim,
-                        std::move(done)});
+bool BrainWorker::attach(std::string base_key, std::string framing, int sensory_dim, int motor_dim,
+                         AttachDone done) {
+  return push(
+      AttachJob{std::move(base_key), std::move(framing), sensory_dim, motor_dim, std::move(done)});
 }
 
 bool BrainWorker::step(RobotId id, std::vector<float> sensors, float reward, StepDone done) {
@@ -309,8 +309,8 @@ void BrainWorker::do_detach(RobotId id) {
   } catch (const std::exception& e) {
     spdlog::error("{}: releasing the brain failed: {}", it->second.view.key, e.what());
   }
-  spdlog::info("{}: released after {} cycles in this session (brain cycle {})",
-               it->second.view.key, it->second.view.session_cycles, it->second.view.cycle);
+  spdlog::info("{}: released after {} cycles in this session (brain cycle {})", it->second.view.key,
+               it->second.view.session_cycles, it->second.view.cycle);
   active_keys_.erase(it->second.view.key);
   robots_.erase(it);
 }

@@ -17,13 +17,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/server/brain_engine.h"
 #include "app/server/server_stats.h"
@@ -33,22 +32,22 @@ namespace fieldbrain::server {
 using RobotId = uint64_t;
 
 struct WorkerOptions {
-  std::string state_dir;           // empty = no persistence
-  int64_t save_every_cycles = 0;   // 0 = no periodic save
+  std::string state_dir;          // empty = no persistence
+  int64_t save_every_cycles = 0;  // 0 = no periodic save
 };
 
 struct AttachResult {
   bool ok = false;
-  std::string error;    // why the brain could not be made
+  std::string error;  // why the brain could not be made
   RobotId id = 0;
-  std::string key;      // identity after twin suffixing ("picarx_12s_6m#2")
-  int64_t cycle = 0;    // brain cycles at attach (> 0 when resumed)
+  std::string key;    // identity after twin suffixing ("picarx_12s_6m#2")
+  int64_t cycle = 0;  // brain cycles at attach (> 0 when resumed)
   bool resumed = false;
 };
 
 struct StepResult {
-  bool ok = false;              // false: brain failed, motors are zeros
-  std::vector<float> motors;    // M values, finite, in [-1, 1]
+  bool ok = false;            // false: brain failed, motors are zeros
+  std::vector<float> motors;  // M values, finite, in [-1, 1]
   int64_t cycle = 0;
 };
 
@@ -59,10 +58,10 @@ struct RobotView {
   std::string framing;
   int sensory_dim = 0;
   int motor_dim = 0;
-  int64_t cycle = 0;             // brain cycles (includes resumed ones)
-  int64_t session_cycles = 0;    // cycles in this connection
-  double connected_at = 0;       // epoch seconds
-  double avg_cycle_ms = 0;       // time in the brain per cycle (its share of a batch call)
+  int64_t cycle = 0;           // brain cycles (includes resumed ones)
+  int64_t session_cycles = 0;  // cycles in this connection
+  double connected_at = 0;     // epoch seconds
+  double avg_cycle_ms = 0;     // time in the brain per cycle (its share of a batch call)
   std::vector<float> last_sensors;
   std::vector<float> last_motors;
 };

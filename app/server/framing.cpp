@@ -31,20 +31,28 @@ void append_le_f32(std::vector<uint8_t>& out, float f) {
 
 const char* framing_name(Framing framing) {
   switch (framing) {
-    case Framing::A: return "A";
-    case Framing::B: return "B/ROBO";
-    case Framing::C: return "C/DEADBEEF";
-    case Framing::JsonLines: return "json";
+    case Framing::A:
+      return "A";
+    case Framing::B:
+      return "B/ROBO";
+    case Framing::C:
+      return "C/DEADBEEF";
+    case Framing::JsonLines:
+      return "json";
   }
   return "?";
 }
 
 const char* header_problem_name(HeaderProblem problem) {
   switch (problem) {
-    case HeaderProblem::None: return "none";
-    case HeaderProblem::BadMagic: return "bad magic";
-    case HeaderProblem::LengthMismatch: return "length/count mismatch";
-    case HeaderProblem::TooLarge: return "frame too large";
+    case HeaderProblem::None:
+      return "none";
+    case HeaderProblem::BadMagic:
+      return "bad magic";
+    case HeaderProblem::LengthMismatch:
+      return "length/count mismatch";
+    case HeaderProblem::TooLarge:
+      return "frame too large";
   }
   return "?";
 }
@@ -85,8 +93,8 @@ std::vector<float> decode_floats(const uint8_t* bytes, size_t count) {
   std::vector<float> values(count);
   for (size_t i = 0; i < count; ++i) {
     const uint8_t* p = bytes + 4 * i;
-    const uint32_t bits = uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) |
-                          (uint32_t{p[3]} << 24);
+    const uint32_t bits =
+        uint32_t{p[0]} | (uint32_t{p[1]} << 8) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 24);
     std::memcpy(&values[i], &bits, sizeof bits);
   }
   return values;

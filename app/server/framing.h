@@ -47,7 +47,7 @@ size_t header_size(Framing framing);
 struct FrameHeader {
   uint32_t length = 0;  // bytes after the length field: 5 + 4*count when consistent
   uint8_t type = 0;
-  uint32_t count = 0;   // number of floats in the body
+  uint32_t count = 0;  // number of floats in the body
 };
 
 // Why a header cannot be followed by a body read.

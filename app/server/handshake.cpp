@@ -32,17 +32,28 @@ const char* error_category_name(int code) { return kCategories[error_category(co
 
 const char* error_code_name(int code) {
   switch (code) {
-    case 1002: return "CONNECTION_TIMEOUT";
-    case 2001: return "INVALID_CAPABILITIES";
-    case 2003: return "HANDSHAKE_TIMEOUT";
-    case 2004: return "DUPLICATE_SESSION";
-    case 3001: return "SESSION_NOT_FOUND";
-    case 4002: return "BRAIN_PROCESSING_ERROR";
-    case 5001: return "PERSISTENCE_SAVE_FAILED";
-    case 5002: return "PERSISTENCE_LOAD_FAILED";
-    case 7001: return "INVALID_MESSAGE_FORMAT";
-    case 7002: return "MESSAGE_TOO_LARGE";
-    default: return "UNKNOWN_ERROR";
+    case 1002:
+      return "CONNECTION_TIMEOUT";
+    case 2001:
+      return "INVALID_CAPABILITIES";
+    case 2003:
+      return "HANDSHAKE_TIMEOUT";
+    case 2004:
+      return "DUPLICATE_SESSION";
+    case 3001:
+      return "SESSION_NOT_FOUND";
+    case 4002:
+      return "BRAIN_PROCESSING_ERROR";
+    case 5001:
+      return "PERSISTENCE_SAVE_FAILED";
+    case 5002:
+      return "PERSISTENCE_LOAD_FAILED";
+    case 7001:
+      return "INVALID_MESSAGE_FORMAT";
+    case 7002:
+      return "MESSAGE_TOO_LARGE";
+    default:
+      return "UNKNOWN_ERROR";
   }
 }
 

@@ -25,7 +25,7 @@ constexpr int kCodeInvalidMessage = 7001;
 constexpr int kCodeMessageTooLarge = 7002;
 constexpr int kCodeUnknownType = 7001;
 
-int error_category(int code);          // 2001 -> 1 (HANDSHAKE)
+int error_category(int code);           // 2001 -> 1 (HANDSHAKE)
 const char* error_code_name(int code);  // 2001 -> "INVALID_CAPABILITIES"
 const char* error_category_name(int code);
 

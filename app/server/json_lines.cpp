@@ -9,8 +9,7 @@ namespace fieldbrain::server {
 namespace {
 
 // A size field: an integer-valued number in 1..max_dim; absent keeps *out.
-bool read_dim(const nlohmann::json& obj, const char* key, int max_dim, int* out,
-              std::string* why) {
+bool read_dim(const nlohmann::json& obj, const char* key, int max_dim, int* out, std::string* why) {
   auto it = obj.find(key);
   if (it == obj.end()) return true;
   if (!it->is_number()) {
@@ -93,9 +92,9 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
 
 std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
                                  long long cycle) {
-  nlohmann::json j = {{"type", "handshake"},         {"accepted", true},
-                      {"robot_id", robot_key},       {"sensory_dim", sensory_dim},
-                      {"motor_dim", motor_dim},      {"cycle", cycle}};
+  nlohmann::json j = {{"type", "handshake"},    {"accepted", true},
+                      {"robot_id", robot_key},  {"sensory_dim", sensory_dim},
+                      {"motor_dim", motor_dim}, {"cycle", cycle}};
   return j.dump() + "\n";
 }
 

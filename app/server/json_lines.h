@@ -10,11 +10,10 @@
 // Unknown fields are ignored.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fieldbrain::server {
 
@@ -27,7 +26,7 @@ struct JsonHandshake {
 struct JsonSensors {
   std::vector<float> values;  // as sent; finiteness and count are checked by the session
   float reward = 0.0f;
-  bool values_ok = true;      // false when an element was not a number
+  bool values_ok = true;  // false when an element was not a number
 };
 
 // A line that is not a usable message: malformed JSON, a missing or ill-typed field, or an

@@ -1,11 +1,11 @@
 // fieldbrain-server: parses the config and flags, builds the brain engine, serves until
 // SIGINT/SIGTERM, then answers the frames in flight, saves every robot and exits 0.
-#include <csignal>
-#include <iostream>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <spdlog/spdlog.h>
+#include <csignal>
+#include <iostream>
 
 #include "app/server/server.h"
 #include "app/server/server_cli.h"

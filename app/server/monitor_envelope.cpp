@@ -21,12 +21,19 @@ std::string line_of(const nlohmann::json& j) {
 }  // namespace
 
 const std::vector<std::string>& monitor_commands() {
-  static const std::vector<std::string> commands = {
-      "brain_stats",        "session_info",          "connection_stats",
-      "active_brains",      "performance_metrics",   "telemetry",
-      "telemetry <session_id>", "prediction_metrics", "ping",
-      "pattern_stats",      "save",                  "field_slice <id> <channel> <z>",
-      "subscribe <every_n_cycles>"};
+  static const std::vector<std::string> commands = {"brain_stats",
+                                                    "session_info",
+                                                    "connection_stats",
+                                                    "active_brains",
+                                                    "performance_metrics",
+                                                    "telemetry",
+                                                    "telemetry <session_id>",
+                                                    "prediction_metrics",
+                                                    "ping",
+                                                    "pattern_stats",
+                                                    "save",
+                                                    "field_slice <id> <channel> <z>",
+                                                    "subscribe <every_n_cycles>"};
   return commands;
 }
 
@@ -55,8 +62,10 @@ std::string monitor_welcome_line() {
 }
 
 std::string monitor_success(const std::string& request, const nlohmann::json& data) {
-  return line_of(
-      {{"status", "success"}, {"request", request}, {"timestamp", epoch_seconds()}, {"data", data}});
+  return line_of({{"status", "success"},
+                  {"request", request},
+                  {"timestamp", epoch_seconds()},
+                  {"data", data}});
 }
 
 std::string monitor_pong(const std::string& request, double uptime_s) {
@@ -68,8 +77,10 @@ std::string monitor_pong(const std::string& request, double uptime_s) {
 }
 
 std::string monitor_error(const std::string& request, const std::string& error) {
-  return line_of(
-      {{"status", "error"}, {"request", request}, {"error", error}, {"timestamp", epoch_seconds()}});
+  return line_of({{"status", "error"},
+                  {"request", request},
+                  {"error", error},
+                  {"timestamp", epoch_seconds()}});
 }
 
 std::string monitor_unknown(const std::string& request) {

@@ -3,10 +3,9 @@
 // (ef2bdb8 pretty-printed; PROTOCOL.md asks for one object per line).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fieldbrain::server {
 

@@ -4,13 +4,12 @@
 // reading loses lines, never slows a robot (LEGACY_PROTOCOL.md §4.2's stall is impossible).
 #pragma once
 
+#include <boost/asio.hpp>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
-
-#include <boost/asio.hpp>
 
 #include "app/server/brain_worker.h"
 #include "app/server/monitor_envelope.h"

@@ -149,10 +149,14 @@ std::vector<uint8_t> from_hex(const std::string& hex_text) {
   int hi = -1;
   for (char c : hex_text) {
     int v;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else continue;  // spaces and separators
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v = c - 'A' + 10;
+    else
+      continue;  // spaces and separators
     if (hi < 0) {
       hi = v;
     } else {

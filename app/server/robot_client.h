@@ -13,7 +13,7 @@
 namespace fieldbrain::server {
 
 struct Frame {
-  uint32_t magic = 0;   // framing B/C only
+  uint32_t magic = 0;  // framing B/C only
   uint32_t length = 0;
   uint8_t type = 0;
   uint32_t count = 0;

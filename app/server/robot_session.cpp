@@ -1,8 +1,8 @@
 #include "app/server/robot_session.h"
 
-#include <cmath>
-
 #include <spdlog/spdlog.h>
+
+#include <cmath>
 
 namespace fieldbrain::server {
 
@@ -47,14 +47,14 @@ void RobotSession::arm_timer() {
   if (closed_) return;
   using namespace std::chrono;
   const auto now = steady_clock::now();
-  const auto limit = duration_cast<steady_clock::duration>(duration<double>(
-      attached_ ? ctx_.config.idle_timeout_s : ctx_.config.handshake_timeout_s));
+  const auto limit = duration_cast<steady_clock::duration>(
+      duration<double>(attached_ ? ctx_.config.idle_timeout_s : ctx_.config.handshake_timeout_s));
   const auto since = attached_ ? last_activity_ : connected_at_;
   auto deadline = since + limit;
   if (!busy_ && now >= deadline) {
-    ctx_.stats.error(attached_ ? kCodeConnectionTimeout : kCodeHandshakeTimeout, who(),
-                     attached_ ? "idle timeout: no data, closing"
-                               : "no handshake in time, closing");
+    ctx_.stats.error(
+        attached_ ? kCodeConnectionTimeout : kCodeHandshakeTimeout, who(),
+        attached_ ? "idle timeout: no data, closing" : "no handshake in time, closing");
     close(attached_ ? "idle timeout" : "handshake timeout");
     return;
   }
@@ -164,8 +164,8 @@ void RobotSession::handle_handshake(const std::vector<float>& values) {
     return continue_reading();
   }
   HandshakeLimits limits;
-  limits.max_dim = std::min<int>(ctx_.config.max_dim,
-                                 static_cast<int>(ctx_.config.max_frame_floats) - 1);
+  limits.max_dim =
+      std::min<int>(ctx_.config.max_dim, static_cast<int>(ctx_.config.max_frame_floats) - 1);
   HandshakeParse parsed = parse_capabilities(values, limits);
   auto refuse = [this](const std::string& why) {
     ctx_.stats.error(kCodeInvalidCapabilities, who(), "handshake refused: " + why);
@@ -181,9 +181,9 @@ void RobotSession::handle_handshake(const std::vector<float>& values) {
                  if (!r.ok) return refuse(r.error);
                  caps_ = caps;
                  handshake_reply_ = [&] {
-                   auto bytes = encode_frame(framing_, MessageType::Handshake,
-                                             handshake_reply(framing_, caps, ctx_.gpu,
-                                                             ctx_.server_caps));
+                   auto bytes =
+                       encode_frame(framing_, MessageType::Handshake,
+                                    handshake_reply(framing_, caps, ctx_.gpu, ctx_.server_caps));
                    return std::string(bytes.begin(), bytes.end());
                  }();
                  send(handshake_reply_);
@@ -312,10 +312,9 @@ void RobotSession::on_json_handshake(const JsonHandshake& hs) {
     send(json_error_reply(kCodeInvalidCapabilities, "sensory_dim above max_frame_floats"));
     return continue_reading();
   }
-  const std::string key =
-      hs.robot_id.empty()
-          ? "json_" + std::to_string(hs.sensory_dim) + "s_" + std::to_string(hs.motor_dim) + "m"
-          : hs.robot_id;
+  const std::string key = hs.robot_id.empty() ? "json_" + std::to_string(hs.sensory_dim) + "s_" +
+                                                    std::to_string(hs.motor_dim) + "m"
+                                              : hs.robot_id;
   Capabilities caps;
   caps.sensory_dim = hs.sensory_dim;
   caps.motor_dim = hs.motor_dim;
@@ -340,8 +339,7 @@ void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
   const bool queued = ctx_.worker.attach(
-      key, framing_name(framing_), sensory_dim, motor_dim,
-      [self, work, then](AttachResult r) {
+      key, framing_name(framing_), sensory_dim, motor_dim, [self, work, then](AttachResult r) {
         asio::post(self->executor_, [self, then, r = std::move(r)] {
           self->busy_ = false;
           if (self->closed_) {
@@ -361,8 +359,7 @@ void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
           }
           then(r);
           if (self->attached_) {
-            spdlog::debug("{}: S={} M={}", r.key, self->caps_.sensory_dim,
-                          self->caps_.motor_dim);
+            spdlog::debug("{}: S={} M={}", r.key, self->caps_.sensory_dim, self->caps_.motor_dim);
           }
         });
       });

@@ -4,6 +4,7 @@
 // is in the brain the session reads nothing more, so replies can never overtake each other.
 #pragma once
 
+#include <boost/asio.hpp>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -11,8 +12,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/asio.hpp>
 
 #include "app/server/brain_worker.h"
 #include "app/server/framing.h"
@@ -95,9 +94,9 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   std::string handshake_reply_;
   int consecutive_bad_ = 0;
 
-  bool busy_ = false;        // a frame is in the brain (or a handshake is being attached)
+  bool busy_ = false;  // a frame is in the brain (or a handshake is being attached)
   bool draining_ = false;
-  bool closing_ = false;     // close once the write queue is empty
+  bool closing_ = false;  // close once the write queue is empty
   bool closed_ = false;
   bool writing_ = false;
   std::deque<std::string> out_;

@@ -5,12 +5,11 @@
 // in the brain, close every connection, save every robot, return.
 #pragma once
 
+#include <boost/asio.hpp>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <thread>
-
-#include <boost/asio.hpp>
 
 #include "app/server/brain_engine.h"
 #include "app/server/brain_worker.h"
@@ -56,8 +55,8 @@ class Server {
   boost::asio::steady_timer shutdown_deadline_;
   SessionContext session_ctx_;
   MonitorContext monitor_ctx_;
-  std::set<std::shared_ptr<RobotSession>> sessions_;     // I/O thread only
-  std::set<std::shared_ptr<MonitorSession>> monitors_;   // I/O thread only
+  std::set<std::shared_ptr<RobotSession>> sessions_;    // I/O thread only
+  std::set<std::shared_ptr<MonitorSession>> monitors_;  // I/O thread only
   std::atomic<size_t> robot_connections_{0};
   std::thread io_thread_;
   uint16_t port_ = 0, monitor_port_ = 0;

@@ -1,9 +1,8 @@
 #include "app/server/server_cli.h"
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <optional>
-
-#include <CLI/CLI.hpp>
 
 namespace fieldbrain::server {
 namespace {
@@ -12,7 +11,8 @@ namespace {
 template <typename T>
 void override_flag(CLI::App& app, const std::string& flags, std::optional<T>& slot,
                    const std::string& help) {
-  app.add_option_function<T>(flags, [&slot](const T& v) { slot = v; }, help);
+  app.add_option_function<T>(
+      flags, [&slot](const T& v) { slot = v; }, help);
 }
 
 }  // namespace
@@ -29,8 +29,8 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<uint32_t> max_frame_floats;
   std::optional<double> idle_timeout, handshake_timeout;
   std::optional<size_t> max_json_line, subscriber_queue;
-  std::optional<int64_t> save_every, resolution, attractor_capacity, telemetry_every,
-      sensory_dim, motor_dim;
+  std::optional<int64_t> save_every, resolution, attractor_capacity, telemetry_every, sensory_dim,
+      motor_dim;
   std::optional<uint64_t> seed;
   override_flag(app, "--host", host, "address to listen on");
   override_flag(app, "-p,--port", port, "robot port (0 = ephemeral)");

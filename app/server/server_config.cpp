@@ -26,11 +26,21 @@ void require(bool ok, const char* key, const std::string& what) {
 
 void from_json(const nlohmann::json& j, ServerConfig& c) {
   if (!j.is_object()) throw std::invalid_argument("server config must be a JSON object");
-  static const std::set<std::string> known = {
-      "host",         "port",           "monitor_port",      "max_frame_floats",
-      "max_dim",      "idle_timeout_s", "handshake_timeout_s", "max_bad_frames",
-      "max_json_line", "state_dir",     "save_every_cycles", "log_level",
-      "subscriber_queue", "max_monitor_clients", "brain"};
+  static const std::set<std::string> known = {"host",
+                                              "port",
+                                              "monitor_port",
+                                              "max_frame_floats",
+                                              "max_dim",
+                                              "idle_timeout_s",
+                                              "handshake_timeout_s",
+                                              "max_bad_frames",
+                                              "max_json_line",
+                                              "state_dir",
+                                              "save_every_cycles",
+                                              "log_level",
+                                              "subscriber_queue",
+                                              "max_monitor_clients",
+                                              "brain"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
       throw std::invalid_argument("unknown config key '" + it.key() + "'");
@@ -86,7 +96,7 @@ void ServerConfig::validate() const {
   require(max_bad_frames >= 1, "max_bad_frames", "must be >= 1");
   require(max_json_line >= 64, "max_json_line", "must be >= 64");
   require(save_every_cycles >= 0, "save_every_cycles", "must be >= 0");
-  static const std::set<std::string> levels = {"trace", "debug", "info",    "warn",
+  static const std::set<std::string> levels = {"trace", "debug",    "info", "warn",
                                                "error", "critical", "off"};
   require(levels.count(log_level) > 0, "log_level",
           "must be one of trace, debug, info, warn, error, critical, off");

@@ -41,8 +41,8 @@ class FieldBrainEngine final : public BrainEngine {
     // from_blob does not own the vectors; clone so the brain may keep what it likes.
     auto x = torch::from_blob(const_cast<float*>(sensors.data()), {k, S}, torch::kFloat32).clone();
     auto r = torch::from_blob(const_cast<float*>(rewards.data()), {k}, torch::kFloat32).clone();
-    torch::Tensor motors = k == 1 ? group.front()->step(x, r)
-                                  : FieldBrainImpl::step_group(group, x, r);
+    torch::Tensor motors =
+        k == 1 ? group.front()->step(x, r) : FieldBrainImpl::step_group(group, x, r);
     motors = motors.to(torch::kCPU, torch::kFloat32).contiguous();
     return std::vector<float>(motors.data_ptr<float>(), motors.data_ptr<float>() + motors.numel());
   }
@@ -100,7 +100,9 @@ class FieldBrainEngine final : public BrainEngine {
     if (it == brains_.end()) throw std::out_of_range("no brain in slot " + std::to_string(slot));
     return it->second;
   }
-  const FieldBrain& brain(Slot slot) const { return const_cast<FieldBrainEngine*>(this)->brain(slot); }
+  const FieldBrain& brain(Slot slot) const {
+    return const_cast<FieldBrainEngine*>(this)->brain(slot);
+  }
 
   BrainConfig base_;
   std::map<Slot, FieldBrain> brains_;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "app/server/brain_engine.h"

@@ -2,6 +2,10 @@
 // real brain, for 1, 4 and 16 robots at once. Each robot is a blocking framing-B client
 // (the PiCar-X wire format, 12 sensors / 6 motors by default) in its own thread, lock-step as
 // real robots are. Prints a table and writes JSON.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -10,10 +14,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
@@ -153,9 +153,9 @@ int main(int argc, char** argv) {
   for (const auto& r : results) {
     const double rate = r.seconds > 0 ? r.cycles / r.seconds : 0.0;
     const double per_call = r.brain_calls ? double(r.cycles) / r.brain_calls : 0.0;
-    std::cout << fmt::format("{:>7} {:>10} {:>14.1f} {:>10.3f} {:>10.3f} {:>10.3f} {:>13.2f} {:>9}\n",
-                             r.robots, r.cycles, rate, r.p50_ms, r.p99_ms, r.max_ms, per_call,
-                             r.failures);
+    std::cout << fmt::format(
+        "{:>7} {:>10} {:>14.1f} {:>10.3f} {:>10.3f} {:>10.3f} {:>13.2f} {:>9}\n", r.robots,
+        r.cycles, rate, r.p50_ms, r.p99_ms, r.max_ms, per_call, r.failures);
     rows.push_back({{"robots", r.robots},
                     {"cycles", r.cycles},
                     {"seconds", r.seconds},

@@ -11,6 +11,8 @@ TORCH_LIBRARY(fieldbrain, m) {
   m.def(
       "field_step_out(Tensor field, Tensor noise, Tensor wave, Tensor ef, Tensor scalars, "
       "Tensor(a!) out) -> Tensor(a!)");
+  // Which instruction-set variant the CPU kernel runs (for benchmarks and tests).
+  m.def("field_step_cpu_isa() -> str", [] { return fieldbrain::ops::field_step_cpu_isa(); });
 }
 
 namespace fieldbrain {

@@ -23,7 +23,7 @@ struct FieldStepInputs {
 };
 
 // content_scale multiplies channels 0..47 (> ~2.5 makes the squash of CYCLE.md 7.7 trigger,
-// < ~1.8 keeps it off); has_ef: 0 or 1 for every robot, or -1 to alternate per robot.
+// < ~1.8 keeps it off); has_ef: 0 or 1 for every robot, or -1 to alternate 1, 0, 1, ...
 inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t seed,
                                               double content_scale = 1.0, int has_ef = 1) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
@@ -67,7 +67,7 @@ inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t see
   // implementations flip such voxels now and then; 0.05 * sigma/96 stays below 1e-4 here.
   in.scalars.select(1, 3).copy_(0.01 + 0.14 * rand({B}));
   for (int64_t b = 0; b < B; ++b) {
-    in.scalars[b][4] = has_ef < 0 ? static_cast<float>(b % 2) : static_cast<float>(has_ef);
+    in.scalars[b][4] = has_ef < 0 ? static_cast<float>((b + 1) % 2) : static_cast<float>(has_ef);
   }
   return in;
 }

@@ -63,6 +63,7 @@ def main():
     args = ap.parse_args()
     torch.ops.load_library(args.library)
     op = torch.ops.fieldbrain.field_step
+    print(f"CPU kernel variant: {torch.ops.fieldbrain.field_step_cpu_isa()}")
     failures = 0
 
     def report(name, diff, ok_extra=True, why=""):

@@ -134,19 +134,20 @@ TEST_CASE("One robot at R=32 follows the Python reference", "[brain][parity][slo
 }
 
 TEST_CASE("Rewards and punishments follow the Python reference for 200 cycles", "[brain][parity][slow]") {
-  run_parity("R16 B1 reward", {"--R", "16", "--B", "1", "--keys", "5", "--cycles", "200", "--input",
-                               "reward", "--field-every", "20"});
+  run_parity("R8 B1 reward", {"--R", "8", "--B", "1", "--keys", "5", "--cycles", "200", "--input",
+                              "reward", "--field-every", "20"});
 }
 
 TEST_CASE("All-zero input (dreaming) follows the Python reference for 200 cycles", "[brain][parity][slow]") {
-  run_parity("R16 B1 zeros", {"--R", "16", "--B", "1", "--cycles", "200", "--input", "zeros",
-                              "--field-every", "20"});
+  // 200 cycles: the robot starts dreaming after 100 cycles without input.
+  run_parity("R8 B1 zeros", {"--R", "8", "--B", "1", "--cycles", "200", "--input", "zeros",
+                             "--field-every", "20"});
 }
 
 TEST_CASE("Random input with more sensors and motors follows the Python reference", "[brain][parity][slow]") {
   run_parity("R8 B2 random S40 M6", {"--R", "8", "--B", "2", "--S", "40", "--M", "6", "--A", "3",
-                                     "--seed", "11", "--cycles", "200", "--input", "random",
-                                     "--field-every", "50"});
+                                     "--seed", "11", "--cycles", "120", "--input", "random",
+                                     "--field-every", "40"});
 }
 
 }  // namespace fieldbrain::test

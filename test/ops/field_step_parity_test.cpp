@@ -26,7 +26,7 @@ torch::Tensor content_max(const torch::Tensor& f) {
 TEST_CASE("one fused field step matches the reference step", "[parity][ops]") {
   const int64_t R = GENERATE(16, 32);
   const int64_t B = GENERATE(1, 4);
-  const int has_ef = GENERATE(0, 1, -1);
+  const int has_ef = GENERATE(0, -1);  // none, or alternating 1, 0, ... per robot
   CAPTURE(R, B, has_ef);
 
   SECTION("construction-like field: no squash") {

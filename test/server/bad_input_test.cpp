@@ -1,12 +1,11 @@
 // Bad input, each case on its own connection while a healthy robot keeps cycling on another:
 // the reply PROTOCOL.md names, the error counted, the healthy robot unaffected, the server up.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 
-#include "test/server/healthy_robot.h"
 #include "app/server/robot_client.h"
+#include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;
@@ -33,8 +32,7 @@ bool all_zero(const Frame& f) {
 
 }  // namespace
 
-TEST_CASE("bad input gets the documented reply and never disturbs a healthy robot",
-          "[server]") {
+TEST_CASE("bad input gets the documented reply and never disturbs a healthy robot", "[server]") {
   ToyServer srv;
   HealthyRobot healthy(srv.port());
   REQUIRE(healthy.wait_for_cycles(20));
@@ -156,16 +154,20 @@ TEST_CASE("bad input gets the documented reply and never disturbs a healthy robo
     auto j = nlohmann::json::parse(*e);
     CHECK(j["type"] == "error");
     CHECK(j["code"] == 7001);
-    c.send_text(R"({"type":"sensors","values":[1]})" "\n");
+    c.send_text(R"({"type":"sensors","values":[1]})"
+                "\n");
     auto before = nlohmann::json::parse(c.read_line().value());
     CHECK(before["code"] == 3001);
-    c.send_text(R"({"type":"handshake","robot_id":"late","sensory_dim":2,"motor_dim":1})" "\n");
+    c.send_text(R"({"type":"handshake","robot_id":"late","sensory_dim":2,"motor_dim":1})"
+                "\n");
     auto hs = nlohmann::json::parse(c.read_line().value());
     CHECK(hs["accepted"] == true);
-    c.send_text(R"({"type":"sensors","values":[1, 2, 3]})" "\n");
+    c.send_text(R"({"type":"sensors","values":[1, 2, 3]})"
+                "\n");
     auto wrong = nlohmann::json::parse(c.read_line().value());
     CHECK(wrong["type"] == "error");
-    c.send_text(R"({"type":"sensors","values":[1, 2]})" "\n");
+    c.send_text(R"({"type":"sensors","values":[1, 2]})"
+                "\n");
     auto motors = nlohmann::json::parse(c.read_line().value());
     CHECK(motors["type"] == "motors");
     CHECK(motors["cycle"] == 1);

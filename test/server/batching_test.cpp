@@ -1,7 +1,6 @@
 // 16 robots at once, 500 cycles each: every request answered once, in order, with its own
 // brain's motors; robots that share (S, M) are batched (fewer brain calls than frames).
 #include <catch2/catch.hpp>
-
 #include <thread>
 
 #include "app/server/robot_client.h"
@@ -47,8 +46,8 @@ TEST_CASE("16 robots x 500 cycles: answered in order and batched", "[server]") {
             got = j["values"].get<std::vector<float>>();
           } else {
             auto f = c.exchange(Framing::B, s);
-            if (!f || f->type != 1) throw std::runtime_error("no reply at cycle " +
-                                                             std::to_string(cycle));
+            if (!f || f->type != 1)
+              throw std::runtime_error("no reply at cycle " + std::to_string(cycle));
             got = f->values;
           }
           for (int k = 0; k < M; ++k) {

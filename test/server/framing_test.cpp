@@ -1,8 +1,9 @@
 // Wire formats as pure functions, checked against the byte traces of LEGACY_PROTOCOL.md §9
 // (captured from the Python transport code, so independent of this implementation).
+#include "app/server/framing.h"
+
 #include <catch2/catch.hpp>
 
-#include "app/server/framing.h"
 #include "app/server/robot_client.h"
 
 using namespace fieldbrain::server;

@@ -1,10 +1,9 @@
 // The capability vector of LEGACY_PROTOCOL.md §2.1 and the replies of §2.2-2.3.
-#include <catch2/catch.hpp>
+#include "app/server/handshake.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
-
-#include "app/server/handshake.h"
 
 using namespace fieldbrain::server;
 

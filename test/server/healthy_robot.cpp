@@ -28,8 +28,8 @@ bool HealthyRobot::wait_for_cycles(int n, double timeout_s) const {
 void HealthyRobot::run(uint16_t port) {
   try {
     RobotClient c(port);
-    nlohmann::json hs = {{"type", "handshake"}, {"robot_id", id_}, {"sensory_dim", 6},
-                         {"motor_dim", 3}};
+    nlohmann::json hs = {
+        {"type", "handshake"}, {"robot_id", id_}, {"sensory_dim", 6}, {"motor_dim", 3}};
     c.send_text(hs.dump() + "\n");
     auto reply = c.read_line();
     if (!reply) throw std::runtime_error("no handshake reply");

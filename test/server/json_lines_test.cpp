@@ -1,17 +1,17 @@
 // The JSON-lines messages of PROTOCOL.md, parsed and produced as pure functions.
-#include <catch2/catch.hpp>
+#include "app/server/json_lines.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
-#include "app/server/json_lines.h"
 #include "app/server/monitor_envelope.h"
 
 using namespace fieldbrain::server;
 
 TEST_CASE("JSON handshake and sensors lines parse; unknown fields are ignored", "[server]") {
   auto m = parse_json_line(
-      R"({"type":"handshake","robot_id":"rover-1","sensory_dim":8,"motor_dim":3,"x":1})", 1024,
-      16, 4);
+      R"({"type":"handshake","robot_id":"rover-1","sensory_dim":8,"motor_dim":3,"x":1})", 1024, 16,
+      4);
   auto* hs = std::get_if<JsonHandshake>(&m);
   REQUIRE(hs);
   CHECK(hs->robot_id == "rover-1");

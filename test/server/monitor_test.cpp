@@ -1,14 +1,13 @@
 // The monitor port: welcome line, the legacy commands with their envelope, our own commands,
 // and subscriptions that can never stall a robot.
-#include <catch2/catch.hpp>
-
 #include <sys/socket.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 
-#include "test/server/healthy_robot.h"
 #include "app/server/robot_client.h"
+#include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;
@@ -40,9 +39,9 @@ TEST_CASE("the monitor answers the legacy commands with the legacy envelope", "[
   CHECK(welcome["status"] == "connected");
   CHECK(welcome["commands"].size() >= 10);
 
-  for (const char* cmd : {"brain_stats", "session_info", "connection_stats", "active_brains",
-                          "performance_metrics", "telemetry", "prediction_metrics",
-                          "pattern_stats"}) {
+  for (const char* cmd :
+       {"brain_stats", "session_info", "connection_stats", "active_brains", "performance_metrics",
+        "telemetry", "prediction_metrics", "pattern_stats"}) {
     INFO(cmd);
     auto r = ask(m, cmd);
     CHECK(r["status"] == "success");

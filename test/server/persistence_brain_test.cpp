@@ -1,25 +1,23 @@
 // The server with the real field brain (R = 8 to stay fast): batching counts, resume after a
 // reconnect with identical motors, SIGTERM saves and exits 0, and SIGKILL at random points of
 // a save-every-cycle loop never leaves an unloadable state behind.
-#include <catch2/catch.hpp>
-
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <random>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
+#include "app/server/robot_client.h"
 #include "app/server/server.h"
 #include "app/server/torch_brain_engine.h"
-#include "app/server/robot_client.h"
 #include "test/server/toy_engine.h"
 
 extern char** environ;
@@ -30,9 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json small_brain() {
-  return {{"resolution", 8}, {"attractor_capacity", 4}, {"seed", 7}};
-}
+nlohmann::json small_brain() { return {{"resolution", 8}, {"attractor_capacity", 4}, {"seed", 7}}; }
 
 struct BrainServer {
   explicit BrainServer(ServerConfig c) {
@@ -97,15 +93,24 @@ uint16_t free_port() {
 struct ServerProcess {
   ServerProcess(uint16_t port, const fs::path& state_dir, int save_every) {
     std::vector<std::string> args = {FIELDBRAIN_SERVER_EXE,
-                                     "--host", "127.0.0.1",
-                                     "--port", std::to_string(port),
-                                     "--monitor-port", "-1",
-                                     "--state-dir", state_dir.string(),
-                                     "--save-every", std::to_string(save_every),
-                                     "--resolution", "8",
-                                     "--attractor-capacity", "4",
-                                     "--seed", "7",
-                                     "--log-level", "warn"};
+                                     "--host",
+                                     "127.0.0.1",
+                                     "--port",
+                                     std::to_string(port),
+                                     "--monitor-port",
+                                     "-1",
+                                     "--state-dir",
+                                     state_dir.string(),
+                                     "--save-every",
+                                     std::to_string(save_every),
+                                     "--resolution",
+                                     "8",
+                                     "--attractor-capacity",
+                                     "4",
+                                     "--seed",
+                                     "7",
+                                     "--log-level",
+                                     "warn"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -242,8 +247,7 @@ TEST_CASE("SIGTERM answers, saves every robot and exits 0", "[server]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous save",
-          "[server]") {
+TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous save", "[server]") {
   auto dir = fresh_dir("fieldbrain-sigkill");
   std::mt19937 rng(std::random_device{}());
   int last_resumed = 0;

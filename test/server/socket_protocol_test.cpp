@@ -2,7 +2,6 @@
 // handshake and lock-step exchange, reply bytes checked field by field, the §9 byte traces
 // of LEGACY_PROTOCOL.md replayed, partial and pipelined delivery.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -99,37 +98,44 @@ TEST_CASE("a JSON-lines robot drives a handshake and 200 cycles with rewards", "
 TEST_CASE("the HEAD PiCar-X byte trace (9.1) gets well-formed framing B replies", "[server]") {
   ToyServer srv;
   RobotClient robot(srv.port());
-  robot.send_bytes(from_hex("52 4F 42 4F 00 00 00 21 02 00 00 00 07 00 00 80 3F 00 00 40 41 "
-                            "00 00 C0 40 00 00 80 3F 00 00 40 40 00 00 20 44 00 00 F0 43"));
+  robot.send_bytes(
+      from_hex("52 4F 42 4F 00 00 00 21 02 00 00 00 07 00 00 80 3F 00 00 40 41 "
+               "00 00 C0 40 00 00 80 3F 00 00 40 40 00 00 20 44 00 00 F0 43"));
   auto hs = robot.read_frame(Framing::B);
   REQUIRE(hs.has_value());
   // HEAD's reply was ...0000000000007041 (caps 15); ours differs only in the caps float.
   CHECK(hex(hs->bytes).substr(0, 58) ==
         "524f424f0000001902000000050000803f000040410000c04000000000");
   CHECK(hs->bytes.size() == 33);
-  robot.send_bytes(from_hex("52 4F 42 4F 00 00 00 35 00 00 00 00 0C 00 00 00 3F 00 00 00 3F "
-                            "00 00 00 3F 00 00 80 3E 00 00 40 3F 00 00 00 00 00 00 00 00 "
-                            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 3F 00 00 00 00"));
+  robot.send_bytes(
+      from_hex("52 4F 42 4F 00 00 00 35 00 00 00 00 0C 00 00 00 3F 00 00 00 3F "
+               "00 00 00 3F 00 00 80 3E 00 00 40 3F 00 00 00 00 00 00 00 00 "
+               "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 3F 00 00 00 00"));
   auto a1 = robot.read_frame(Framing::B);
   check_action(a1, Framing::B, 6);
   CHECK(a1->bytes.size() == 37);
   CHECK(hex({a1->bytes.begin(), a1->bytes.begin() + 13}) == "524f424f0000001d0100000006");
-  robot.send_bytes(from_hex("52 4F 42 4F 00 00 00 35 00 00 00 00 0C CD CC CC 3D 66 66 66 3F "
-                            "00 00 00 3F 00 00 80 3F 00 00 40 3F 00 00 00 3E 00 00 00 00 "
-                            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 3F 00 00 00 00"));
+  robot.send_bytes(
+      from_hex("52 4F 42 4F 00 00 00 35 00 00 00 00 0C CD CC CC 3D 66 66 66 3F "
+               "00 00 00 3F 00 00 80 3F 00 00 40 3F 00 00 00 3E 00 00 00 00 "
+               "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 3F 00 00 00 00"));
   check_action(robot.read_frame(Framing::B), Framing::B, 6);
 }
 
 TEST_CASE("the ef2bdb8 MinimalBrainClient byte trace (9.2) gets framing A replies", "[server]") {
   ToyServer srv;
   RobotClient robot(srv.port());
-  robot.send_bytes(from_hex("00 00 00 19 02 00 00 00 05 00 00 80 3F 00 00 C0 41 00 00 80 40 "
-                            "00 00 80 3F 00 00 80 3F"));
+  robot.send_bytes(
+      from_hex("00 00 00 19 02 00 00 00 05 00 00 80 3F 00 00 C0 41 00 00 80 40 "
+               "00 00 80 3F 00 00 80 3F"));
   auto hs = robot.read_frame(Framing::A);
   REQUIRE(hs.has_value());
   // ef2bdb8's reply for a robot after the first: [1, 4, 24, 4, 1].
-  CHECK(hex(hs->bytes) == "00000019020000000500" "00803f00008040" "0000c0410000804000"
-                          "00803f");
+  CHECK(hex(hs->bytes) ==
+        "00000019020000000500"
+        "00803f00008040"
+        "0000c0410000804000"
+        "00803f");
   std::vector<uint8_t> s1 = from_hex("00 00 00 65 00 00 00 00 18");
   for (int i = 0; i < 24; ++i) {
     for (uint8_t b : from_hex("00 00 00 3F")) s1.push_back(b);
@@ -205,7 +211,6 @@ TEST_CASE("duplicate and odd handshakes follow the legacy rules", "[server]") {
     RobotClient a(srv.port()), b(srv.port());
     REQUIRE(a.handshake(Framing::B, {1, 12, 6, 1, 3}).has_value());
     REQUIRE(b.handshake(Framing::B, {1, 12, 6, 1, 3}).has_value());
-    CHECK(robot_keys(*srv.server) ==
-          std::vector<std::string>{"picarx_12s_6m", "picarx_12s_6m#2"});
+    CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_12s_6m", "picarx_12s_6m#2"});
   }
 }

@@ -1,14 +1,14 @@
 #include "test/server/toy_engine.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <future>
-#include <algorithm>
 #include <stdexcept>
 #include <thread>
-
-#include <spdlog/spdlog.h>
 
 namespace fieldbrain::server::testing {
 
@@ -81,14 +81,17 @@ void ToyEngine::load(Slot slot, const std::string& path) {
 
 nlohmann::json ToyEngine::telemetry(Slot slot) {
   const Robot& r = robots_.at(slot);
-  return {{"cycle", r.cycle}, {"field_energy", r.trace.empty() ? 0.0f : r.trace[0]},
+  return {{"cycle", r.cycle},
+          {"field_energy", r.trace.empty() ? 0.0f : r.trace[0]},
           {"prediction_confidence", 0.5}};
 }
 
 nlohmann::json ToyEngine::field_slice(Slot slot, int64_t channel, int64_t z) {
   if (channel < 0 || channel >= 64 || z < 0 || z >= 4) throw std::invalid_argument("out of range");
   robots_.at(slot);
-  return {{"resolution", 4}, {"channel", channel}, {"z", z},
+  return {{"resolution", 4},
+          {"channel", channel},
+          {"z", z},
           {"values", std::vector<std::vector<float>>(4, std::vector<float>(4, 0.0f))}};
 }
 
@@ -119,9 +122,8 @@ ToyServer::~ToyServer() { server->stop(); }
 nlohmann::json on_worker(Server& server, std::function<nlohmann::json(BrainWorker&)> fn) {
   auto promise = std::make_shared<std::promise<nlohmann::json>>();
   auto future = promise->get_future();
-  const bool queued = server.worker().query([promise, fn](BrainWorker& w) {
-    promise->set_value(fn(w));
-  });
+  const bool queued =
+      server.worker().query([promise, fn](BrainWorker& w) { promise->set_value(fn(w)); });
   if (!queued) throw std::runtime_error("worker stopped");
   if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
     throw std::runtime_error("worker did not answer within 10 s");

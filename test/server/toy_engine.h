@@ -29,8 +29,8 @@ class ToyEngine : public BrainEngine {
   bool on_gpu() const override { return false; }
   std::string state_extension() const override { return ".toy"; }
 
-  std::atomic<int> delay_ms{0};          // sleep per step_group call
-  std::atomic<int> fail_on_sensor{-999}; // throw when sensor[0] equals this
+  std::atomic<int> delay_ms{0};           // sleep per step_group call
+  std::atomic<int> fail_on_sensor{-999};  // throw when sensor[0] equals this
   std::atomic<uint64_t> calls{0};
 
   // The motors the toy computes for a trace, for tests that predict a reply.

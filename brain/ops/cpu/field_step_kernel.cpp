@@ -48,10 +48,22 @@ float* thread_scratch(size_t floats) {
   return buffer.data();
 }
 
-// Slab thickness (x planes) of a pass-1 task: keep its scratch within ~1.5 MiB (the L2 of one
-// core) and give every thread work even for one robot.
+// Scratch budget of one pass-1 task: 3 MiB (L2 is 2 MiB per core here, but thicker slabs
+// recompute less halo and measured faster at R = 64);
+// FIELDBRAIN_OPS_SCRATCH_KIB overrides it (a tuning knob for other caches).
+size_t scratch_budget_floats() {
+  static const size_t floats = [] {
+    const char* env = std::getenv("FIELDBRAIN_OPS_SCRATCH_KIB");
+    const long kib = env != nullptr ? std::atol(env) : 0;
+    return (kib > 0 ? static_cast<size_t>(kib) : size_t(3072)) * 1024 / sizeof(float);
+  }();
+  return floats;
+}
+
+// Slab thickness (x planes) of a pass-1 task: keep its scratch within the budget (thinner
+// slabs recompute relatively more halo) and give every thread work even for one robot.
 int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
-  constexpr size_t kBudgetFloats = (size_t(3) << 20) / 2 / sizeof(float);
+  const size_t kBudgetFloats = scratch_budget_floats();
   const int64_t threads = std::max<int64_t>(1, at::get_num_threads());
   int64_t slabs = std::max<int64_t>(1, (threads + B - 1) / B);
   int64_t planes = (R + slabs - 1) / slabs;

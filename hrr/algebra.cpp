@@ -22,17 +22,27 @@ double tiny_for(const torch::Tensor& v) {
                                             : std::numeric_limits<double>::min();
 }
 
+// product of spectra, in place in the first one when no broadcasting widens it (saves one
+// complex [..., D/2+1] allocation per call)
+torch::Tensor multiply_spectra(torch::Tensor first, const torch::Tensor& second) {
+  // (not under autograd: the in-place product would overwrite what the backward pass needs)
+  if (first.sizes() == second.sizes() && !first.requires_grad() && !second.requires_grad()) {
+    return first.mul_(second);
+  }
+  return first * second;
+}
+
 }  // namespace
 
 torch::Tensor bind(const torch::Tensor& a, const torch::Tensor& b) {
   check_pair(a, b, "hrr::bind");
-  return from_spectrum(spectrum(a) * spectrum(b), a.size(-1));
+  return from_spectrum(multiply_spectra(spectrum(a), spectrum(b)), a.size(-1));
 }
 
 torch::Tensor unbind(const torch::Tensor& c, const torch::Tensor& b) {
   check_pair(c, b, "hrr::unbind");
   // conj of the spectrum == involution in the signal domain, without the flip/copy.
-  return from_spectrum(spectrum(c) * spectrum(b).conj(), c.size(-1));
+  return from_spectrum(multiply_spectra(spectrum(c), spectrum(b).conj()), c.size(-1));
 }
 
 torch::Tensor involution(const torch::Tensor& a) {
@@ -84,8 +94,8 @@ torch::Tensor bundle(const torch::Tensor& items, const torch::Tensor& weights, b
   torch::Tensor sum;
   if (weights.defined()) {
     if (weights.dim() < 1 || weights.size(-1) != items.size(-2)) {
-      fail("hrr::bundle", "weights must be broadcastable to [..., K] with K = " +
-                              std::to_string(items.size(-2)));
+      fail("hrr::bundle",
+           "weights must be broadcastable to [..., K] with K = " + std::to_string(items.size(-2)));
     }
     sum = (items * weights.to(items.options()).unsqueeze(-1)).sum(-2);
   } else {
@@ -115,8 +125,8 @@ void check_permutation(const torch::Tensor& v, const torch::Tensor& permutation,
   check_vectors(v, function, "input");
   if (!permutation.defined() || permutation.dim() != 1 ||
       permutation.scalar_type() != torch::kInt64 || permutation.size(0) != v.size(-1)) {
-    fail(function, "permutation must be an int64 tensor [D] with D = " +
-                       std::to_string(v.size(-1)));
+    fail(function,
+         "permutation must be an int64 tensor [D] with D = " + std::to_string(v.size(-1)));
   }
   const torch::Tensor sorted = std::get<0>(permutation.sort());
   if (!sorted.equal(torch::arange(v.size(-1), permutation.options()))) {

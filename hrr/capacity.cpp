@@ -14,9 +14,8 @@ namespace {
 // Bounds the [trials, k, M] score tensor of one chunk (~64 MB in float32).
 constexpr int64_t kMaxScoresPerChunk = 16'000'000;
 
-int64_t count_correct(const torch::Tensor& codebook, const torch::Tensor& prepared,
-                      int64_t pairs, int64_t trials,
-                      const CapacityOptions& options, torch::Generator& generator) {
+int64_t count_correct(const torch::Tensor& codebook, const torch::Tensor& prepared, int64_t pairs,
+                      int64_t trials, const CapacityOptions& options, torch::Generator& generator) {
   const int64_t m = codebook.size(0);
   const torch::TensorOptions tensor_options =
       torch::TensorOptions().dtype(options.dtype).device(options.device);
@@ -30,7 +29,7 @@ int64_t count_correct(const torch::Tensor& codebook, const torch::Tensor& prepar
           ? random_unitary({trials, pairs, options.dim}, generator, tensor_options)
           : random({trials, pairs, options.dim}, generator, tensor_options);
   const torch::Tensor trace = bind(roles, fillers).sum(-2, /*keepdim=*/true);  // [T, 1, D]
-  const torch::Tensor retrieved = unbind(trace, roles);                         // [T, k, D]
+  const torch::Tensor retrieved = unbind(trace, roles);                        // [T, k, D]
   const torch::Tensor best = codebook_matmul(retrieved, codebook, prepared).argmax(-1);
   return best.eq(truth).sum().item<int64_t>();
 }
@@ -50,9 +49,9 @@ std::vector<CapacityPoint> measure_capacity(
   }
   torch::NoGradGuard no_grad;
   torch::Generator generator = make_generator(options.seed);
-  const torch::Tensor codebook = normalize(random(
-      {options.candidates, options.dim}, generator,
-      torch::TensorOptions().dtype(options.dtype).device(options.device)));
+  const torch::Tensor codebook =
+      normalize(random({options.candidates, options.dim}, generator,
+                       torch::TensorOptions().dtype(options.dtype).device(options.device)));
 
   const torch::Tensor prepared = prepare_codebook(codebook);
   std::vector<CapacityPoint> curve;
@@ -62,8 +61,7 @@ std::vector<CapacityPoint> measure_capacity(
     if (pairs < 1 || pairs > options.candidates) continue;
     CapacityPoint point;
     point.pairs = pairs;
-    const int64_t chunk =
-        std::max<int64_t>(1, kMaxScoresPerChunk / (pairs * options.candidates));
+    const int64_t chunk = std::max<int64_t>(1, kMaxScoresPerChunk / (pairs * options.candidates));
     for (int64_t start = 0; start < options.trials; start += chunk) {
       const int64_t trials = std::min(chunk, options.trials - start);
       point.correct += count_correct(codebook, prepared, pairs, trials, options, generator);

@@ -5,19 +5,19 @@
 // is queried; success = the codebook's top-1 dot product is the true filler.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <functional>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace fieldbrain::hrr {
 
 struct CapacityOptions {
   int64_t dim = 512;
-  int64_t candidates = 1000;                 // M
+  int64_t candidates = 1000;  // M
   std::vector<int64_t> pair_counts = {4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96};
-  int64_t trials = 100;                      // traces per k; queries per k = trials * k
+  int64_t trials = 100;  // traces per k; queries per k = trials * k
   std::uint64_t seed = 1;
   bool unitary_roles = false;
   torch::Dtype dtype = torch::kFloat32;
@@ -25,7 +25,7 @@ struct CapacityOptions {
 };
 
 struct CapacityPoint {
-  int64_t pairs = 0;        // k
+  int64_t pairs = 0;  // k
   int64_t queries = 0;
   int64_t correct = 0;
   double accuracy() const { return queries ? static_cast<double>(correct) / queries : 0.0; }

@@ -1,5 +1,6 @@
 #include "hrr/codebook_matmul.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace fieldbrain::hrr {
@@ -19,7 +20,11 @@ torch::Tensor prepare_codebook(const torch::Tensor& keys) {
 
 torch::Tensor codebook_matmul(const torch::Tensor& queries, const torch::Tensor& keys,
                               const torch::Tensor& prepared) {
-  if (!fast_path(queries) || !fast_path(keys) || keys.size(0) == 0 || queries.numel() == 0) {
+  // A handful of rows is a matrix-vector product, where oneDNN's per-call setup (~ms) costs
+  // more than the reference BLAS saves.
+  constexpr int64_t kMinRowsForFastPath = 8;
+  const int64_t rows = queries.numel() / std::max<int64_t>(1, queries.size(-1));
+  if (!fast_path(queries) || !fast_path(keys) || keys.size(0) == 0 || rows < kMinRowsForFastPath) {
     return torch::matmul(queries, keys.t());
   }
   const torch::Tensor weight = prepared.defined() ? prepared : prepare_codebook(keys);

@@ -3,9 +3,9 @@
 // else in the library; this helper is opt-in.
 #pragma once
 
-#include <cstdint>
-
 #include <torch/torch.h>
+
+#include <cstdint>
 
 namespace fieldbrain::hrr {
 

@@ -74,8 +74,8 @@ bool ItemMemoryImpl::remove(const std::string& label) {
   if (found == index_.end()) return false;
   const int64_t row = found->second;
   torch::NoGradGuard no_grad;
-  vectors_.set_(torch::cat({vectors_.narrow(0, 0, row),
-                            vectors_.narrow(0, row + 1, size() - row - 1)}, 0));
+  vectors_.set_(
+      torch::cat({vectors_.narrow(0, 0, row), vectors_.narrow(0, row + 1, size() - row - 1)}, 0));
   labels_.erase(labels_.begin() + row);
   index_.erase(found);
   for (auto& entry : index_) {

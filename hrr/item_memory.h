@@ -3,13 +3,13 @@
 // remove address items by label only (no need to pass the old vector, torchhd #62).
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace fieldbrain::hrr {
 

@@ -27,7 +27,7 @@ struct Record {
   std::map<std::string, torch::IValue> scalars;  // sorted: the digest order
   std::string list_key;                          // "names" or "labels"
   std::vector<std::string> entries;
-  torch::Tensor vectors;                         // [N, D], CPU, contiguous
+  torch::Tensor vectors;  // [N, D], CPU, contiguous
 };
 
 [[noreturn]] void refuse(const std::string& path, const std::string& reason) {
@@ -147,16 +147,17 @@ Record load_record(const std::string& path, const std::string& format,
   static const char kEndOfCentralDirectory[] = {'P', 'K', 5, 6};
   if (bytes.size() < 22 ||
       std::memcmp(bytes.data() + bytes.size() - 22, kEndOfCentralDirectory, 4) != 0) {
-    refuse(path, "the file is truncated (or has trailing bytes): it does not end with a zip "
-                 "end-of-central-directory record");
+    refuse(path,
+           "the file is truncated (or has trailing bytes): it does not end with a zip "
+           "end-of-central-directory record");
   }
 
   torch::IValue root;
   try {
     root = torch::pickle_load(bytes);
   } catch (const std::exception& error) {
-    refuse(path, "not a readable torch archive (truncated or corrupted file?): " +
-                     first_line(error));
+    refuse(path,
+           "not a readable torch archive (truncated or corrupted file?): " + first_line(error));
   }
   if (!root.isGenericDict()) refuse(path, "the archive does not hold a dict");
   const c10::Dict<torch::IValue, torch::IValue> dict = root.toGenericDict();
@@ -200,7 +201,8 @@ Record load_record(const std::string& path, const std::string& format,
                      std::to_string(kFormatVersion) + ")");
   }
   if (static_cast<int64_t>(record.entries.size()) != record.vectors.size(0) ||
-      !record.scalars.at("dim").isInt() || record.scalars.at("dim").toInt() != record.vectors.size(1)) {
+      !record.scalars.at("dim").isInt() ||
+      record.scalars.at("dim").toInt() != record.vectors.size(1)) {
     refuse(path, "vectors do not match the names and dim recorded in the file");
   }
   const torch::IValue& dtype_field = record.scalars.at("dtype");
@@ -214,6 +216,14 @@ Record load_record(const std::string& path, const std::string& format,
 
 torch::Tensor cpu_rows(const torch::Tensor& vectors) { return vectors.detach().cpu().contiguous(); }
 
+std::map<std::string, torch::IValue> common_scalars(const char* format, int64_t dim,
+                                                   torch::Dtype dtype) {
+  return {{"format", std::string(format)},
+          {"format_version", kFormatVersion},
+          {"dim", dim},
+          {"dtype", dtype_name(dtype)}};
+}
+
 void require_int(const Record& r, const std::string& key, const std::string& path) {
   if (!r.scalars.at(key).isInt()) refuse(path, "field '" + key + "' is not an int");
 }
@@ -223,13 +233,10 @@ void require_int(const Record& r, const std::string& key, const std::string& pat
 void save_vocabulary(const Vocabulary& vocabulary, const std::string& path) {
   const VocabularyOptions& o = vocabulary->options();
   Record record;
-  record.scalars = {{"format", std::string(kVocabularyFormat)},
-                    {"format_version", kFormatVersion},
-                    {"dim", o.dim()},
-                    {"dtype", dtype_name(o.dtype())},
-                    {"seed", std::to_string(o.seed())},
-                    {"unitary", o.unitary()},
-                    {"scheme", std::string("sha256-boxmuller-v1")}};
+  record.scalars = common_scalars(kVocabularyFormat, o.dim(), o.dtype());
+  record.scalars.emplace("seed", std::to_string(o.seed()));
+  record.scalars.emplace("unitary", o.unitary());
+  record.scalars.emplace("scheme", std::string("sha256-boxmuller-v1"));
   record.list_key = "names";
   record.entries = vocabulary->names();
   record.vectors = cpu_rows(vocabulary->vectors());
@@ -241,8 +248,9 @@ Vocabulary load_vocabulary(const std::string& path) {
                          {"format", "format_version", "dim", "dtype", "seed", "unitary", "scheme"},
                          "names");
   require_int(r, "dim", path);
-  if (!r.scalars.at("unitary").isBool() || !r.scalars.at("seed").isString()) {
-    refuse(path, "fields 'unitary'/'seed' have the wrong type");
+  if (!r.scalars.at("unitary").isBool() || !r.scalars.at("seed").isString() ||
+      !r.scalars.at("scheme").isString()) {
+    refuse(path, "fields 'unitary'/'seed'/'scheme' have the wrong type");
   }
   if (r.scalars.at("scheme").toStringRef() != "sha256-boxmuller-v1") {
     refuse(path, "unknown vector scheme '" + r.scalars.at("scheme").toStringRef() + "'");
@@ -266,13 +274,10 @@ Vocabulary load_vocabulary(const std::string& path) {
 void save_item_memory(const ItemMemory& memory, const std::string& path) {
   const ItemMemoryOptions& o = memory->options();
   Record record;
-  record.scalars = {
-      {"format", std::string(kItemMemoryFormat)},
-      {"format_version", kFormatVersion},
-      {"dim", o.dim()},
-      {"dtype", dtype_name(o.dtype())},
-      {"similarity", std::string(o.similarity() == SimilarityKind::kDot ? "dot" : "cosine")},
-      {"threshold", o.threshold()}};
+  record.scalars = common_scalars(kItemMemoryFormat, o.dim(), o.dtype());
+  record.scalars.emplace("similarity",
+                         std::string(o.similarity() == SimilarityKind::kDot ? "dot" : "cosine"));
+  record.scalars.emplace("threshold", o.threshold());
   record.list_key = "labels";
   record.entries = memory->labels();
   record.vectors = cpu_rows(memory->vectors());

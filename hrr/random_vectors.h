@@ -3,10 +3,10 @@
 // on the CPU keeps a seed meaning the same vectors on every device.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
-
-#include <torch/torch.h>
 
 namespace fieldbrain::hrr {
 
@@ -34,7 +34,6 @@ torch::Tensor random_permutation(int64_t dim, torch::Generator& generator);
 // (Why not a torch generator seeded from the hash: mt19937 keeps only 32 bits of its seed,
 // so two names would collide after ~2^16 names with noticeable probability.)
 torch::Tensor named_vector(std::uint64_t seed, const std::string& name, int64_t dim,
-                           bool unitary = false,
-                           torch::TensorOptions options = torch::kFloat32);
+                           bool unitary = false, torch::TensorOptions options = torch::kFloat32);
 
 }  // namespace fieldbrain::hrr

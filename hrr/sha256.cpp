@@ -1,8 +1,8 @@
 #include "hrr/sha256.h"
 
-#include <stdexcept>
-
 #include <openssl/evp.h>
+
+#include <stdexcept>
 
 namespace fieldbrain::hrr {
 
@@ -18,8 +18,7 @@ Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
 }
 
 Sha256& Sha256::update(const void* data, std::size_t size) {
-  if (size > 0 &&
-      EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(context_.get()), data, size) != 1) {
+  if (size > 0 && EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(context_.get()), data, size) != 1) {
     throw std::runtime_error("SHA-256: digest update failed");
   }
   return *this;

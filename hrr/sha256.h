@@ -20,7 +20,7 @@ class Sha256 {
   Sha256& update(const void* data, std::size_t size);
   Sha256& update(std::string_view text) { return update(text.data(), text.size()); }
   Sha256& update_u64_le(std::uint64_t value);  // 8 bytes, little endian on every platform
-  Sha256Digest finish();                        // the object may not be updated afterwards
+  Sha256Digest finish();                       // the object may not be updated afterwards
 
  private:
   struct ContextDeleter {

@@ -17,8 +17,7 @@ torch::Tensor safe_divide(const torch::Tensor& num, const torch::Tensor& den) {
   return num / den.clamp_min(tiny);
 }
 
-void check_codebook(const torch::Tensor& queries, const torch::Tensor& keys,
-                    const char* function) {
+void check_codebook(const torch::Tensor& queries, const torch::Tensor& keys, const char* function) {
   check_pair(queries, keys, function);
   if (keys.dim() != 2) fail(function, "keys must be a codebook [M, D]");
 }
@@ -42,8 +41,7 @@ torch::Tensor dot_matrix(const torch::Tensor& queries, const torch::Tensor& keys
 
 torch::Tensor cosine_matrix(const torch::Tensor& queries, const torch::Tensor& keys) {
   check_codebook(queries, keys, "hrr::cosine_matrix");
-  return safe_divide(codebook_matmul(queries, keys),
-                     norms(queries).unsqueeze(-1) * norms(keys));
+  return safe_divide(codebook_matmul(queries, keys), norms(queries).unsqueeze(-1) * norms(keys));
 }
 
 }  // namespace fieldbrain::hrr

@@ -2,9 +2,9 @@
 // std::invalid_argument with a message naming the function, instead of a deep ATen error.
 #pragma once
 
-#include <string>
-
 #include <torch/torch.h>
+
+#include <string>
 
 namespace fieldbrain::hrr {
 

@@ -4,12 +4,12 @@
 // the buffer "vectors" [N, D] (visible to named_buffers() and .to(device)).
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace fieldbrain::hrr {
 

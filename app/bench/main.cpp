@@ -12,6 +12,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/bench/bench_report.h"
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   app.add_option("--B", Bs, "batch sizes (default 1 4 16)");
   app.add_option("--impl", impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
   app.add_option("--seconds", seconds, "time budget per row (default 2; --quick 1)");
-  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)");
+  app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
   CLI11_PARSE(app, argc, argv);
 
   if (quick) {
@@ -57,7 +58,9 @@ int main(int argc, char** argv) {
   if (Rs.empty()) Rs = {16, 32, 64};
   if (Bs.empty()) Bs = {1, 4, 16};
   if (impls.empty()) impls = kAllImpls;
-  if (threads > 0) at::set_num_threads(threads);
+  // LibTorch may start with fewer threads than the machine has (1 here); use them all.
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
   const std::set<std::string> want(impls.begin(), impls.end());
   RowBudget budget;
   budget.seconds = seconds;

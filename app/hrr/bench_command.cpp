@@ -6,12 +6,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/hrr/bench_timing.h"
 #include "app/hrr/commands.h"
@@ -76,10 +75,9 @@ std::map<Key, double> measure_cpp(const BenchArgs& args) {
 
 std::map<Key, PythonTiming> measure_python(const BenchArgs& args) {
   const std::string command = std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
-                              "/scripts/hrr/bench.py --dims " + join(args.dims) +
-                              " --batches " + join(args.batches) + " --items " +
-                              std::to_string(args.items) + " --threads " +
-                              std::to_string(at::get_num_threads()) +
+                              "/scripts/hrr/bench.py --dims " + join(args.dims) + " --batches " +
+                              join(args.batches) + " --items " + std::to_string(args.items) +
+                              " --threads " + std::to_string(at::get_num_threads()) +
                               (args.quick ? " --quick" : "");
   FILE* pipe = popen(command.c_str(), "r");  // stderr (progress) passes through
   if (!pipe) throw std::runtime_error("bench: cannot start " + command);
@@ -104,8 +102,7 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
   std::printf("HRR bench: float32, CPU, %d thread(s), cleanup over M=%lld items (top-1 cosine)%s\n",
               at::get_num_threads(), static_cast<long long>(args.items),
               args.quick ? ", --quick" : "");
-  std::printf("%-8s %6s %7s %12s %12s %10s\n", "op", "D", "batch", "c++ ms", "python ms",
-              "c++/py");
+  std::printf("%-8s %6s %7s %12s %12s %10s\n", "op", "D", "batch", "c++ ms", "python ms", "c++/py");
   nlohmann::json rows = nlohmann::json::array();
   bool extrapolated = false;
   for (const char* op : {"bind", "unbind", "cleanup"}) {
@@ -136,8 +133,9 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
   }
   std::printf("c++/py < 1 means the C++ library is faster than the PyTorch reference.\n");
   if (extrapolated) {
-    std::printf("* --quick: Python cleanup timed on its first 1000 queries and scaled to the "
-                "batch (netlib BLAS makes the full batch take minutes).\n");
+    std::printf(
+        "* --quick: Python cleanup timed on its first 1000 queries and scaled to the "
+        "batch (netlib BLAS makes the full batch take minutes).\n");
   }
   if (!args.json_path.empty()) {
     const nlohmann::json doc = {{"rows", rows},
@@ -173,8 +171,7 @@ void add_bench_command(CLI::App& app) {
       if (v < 1) throw std::invalid_argument("bench: batches must be >= 1");
     }
     const auto cpp = measure_cpp(*args);
-    const auto python =
-        args->skip_python ? std::map<Key, PythonTiming>{} : measure_python(*args);
+    const auto python = args->skip_python ? std::map<Key, PythonTiming>{} : measure_python(*args);
     report(*args, cpp, python);
   });
 }

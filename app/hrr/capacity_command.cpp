@@ -12,17 +12,17 @@ namespace fieldbrain::hrr::cli {
 namespace {
 
 void print_curve(const CapacityOptions& options, const std::vector<CapacityPoint>& curve) {
-  std::printf("clean-up capacity: D=%lld, M=%lld candidates, %lld traces per k, %s roles, "
-              "seed %llu\n",
-              static_cast<long long>(options.dim), static_cast<long long>(options.candidates),
-              static_cast<long long>(options.trials),
-              options.unitary_roles ? "unitary" : "Gaussian",
-              static_cast<unsigned long long>(options.seed));
+  std::printf(
+      "clean-up capacity: D=%lld, M=%lld candidates, %lld traces per k, %s roles, "
+      "seed %llu\n",
+      static_cast<long long>(options.dim), static_cast<long long>(options.candidates),
+      static_cast<long long>(options.trials), options.unitary_roles ? "unitary" : "Gaussian",
+      static_cast<unsigned long long>(options.seed));
   std::printf("%6s  %9s  %8s  %8s  %s\n", "pairs", "accuracy", "+-se", "queries", "");
   for (const CapacityPoint& p : curve) {
     const int bar = static_cast<int>(p.accuracy() * 40.0 + 0.5);
-    std::printf("%6lld  %9.4f  %8.4f  %8lld  %s\n", static_cast<long long>(p.pairs),
-                p.accuracy(), p.standard_error(), static_cast<long long>(p.queries),
+    std::printf("%6lld  %9.4f  %8.4f  %8lld  %s\n", static_cast<long long>(p.pairs), p.accuracy(),
+                p.standard_error(), static_cast<long long>(p.queries),
                 std::string(static_cast<std::size_t>(bar), '#').c_str());
   }
   std::printf("largest k with accuracy >= 99%%: %lld   (rule of thumb D/(3.5 ln M + 9) = %.1f)\n",

@@ -1,8 +1,7 @@
 // fieldbrain-hrr: command-line tools around the HRR library (hrr/README.md).
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "app/hrr/commands.h"
 

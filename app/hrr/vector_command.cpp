@@ -22,7 +22,8 @@ void add_vector_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("vector", "Print the digest of the vector of (seed, name)");
   cmd->add_option("--seed", args->seed, "vocabulary seed")->required();
   cmd->add_option("--name", args->name, "symbol name")->required();
-  cmd->add_option("--dim", args->dim, "dimension D")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  cmd->add_option("--dim", args->dim, "dimension D")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   cmd->add_flag("--unitary", args->unitary, "unitary symbol");
   cmd->callback([args]() {
     const torch::Tensor v = named_vector(args->seed, args->name, args->dim, args->unitary);

@@ -85,6 +85,7 @@ std::string answer(BrainWorker& w, ServerStats& stats, size_t monitor_clients,
                    {"robot_cycles", frames},
                    {"robots_per_brain_call", calls ? double(frames) / calls : 0.0},
                    {"saves", w.saves()},
+                   {"subscriber_lines_dropped", stats.subscriber_drops()},
                    {"total_messages", stats.total_messages()}});
   }
   if (cmd.name == "telemetry") {
@@ -226,6 +227,7 @@ void MonitorSession::push(int64_t cycle, const std::string& line) {
   if (closed_ || subscribe_every_ <= 0 || cycle % subscribe_every_ != 0) return;
   if (queued_pushes_ >= ctx_.config.subscriber_queue) {
     ++dropped_;
+    ctx_.stats.subscriber_drop();
     return;
   }
   ++queued_pushes_;

@@ -54,6 +54,16 @@ void ServerStats::error(int code, const std::string& who, const std::string& mes
   if (recent_.size() > 10) recent_.pop_front();
 }
 
+void ServerStats::subscriber_drop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++subscriber_drops_;
+}
+
+uint64_t ServerStats::subscriber_drops() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return subscriber_drops_;
+}
+
 uint64_t ServerStats::total_errors() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return total_errors_;

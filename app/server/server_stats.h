@@ -25,6 +25,10 @@ class ServerStats {
   // Logs (warn) and counts one error. `who` is the robot key or the peer address.
   void error(int code, const std::string& who, const std::string& message);
 
+  // A telemetry line a slow subscriber lost (its bounded queue was full).
+  void subscriber_drop();
+  uint64_t subscriber_drops() const;
+
   uint64_t total_errors() const;
   uint64_t errors_with_code(int code) const;
   uint64_t total_messages() const;
@@ -41,6 +45,7 @@ class ServerStats {
   int64_t active_connections_ = 0;
   uint64_t total_messages_ = 0;
   uint64_t total_errors_ = 0;
+  uint64_t subscriber_drops_ = 0;
   std::map<int, uint64_t> by_code_;
   std::map<std::string, uint64_t> by_category_;
   std::deque<nlohmann::json> recent_;  // last 10

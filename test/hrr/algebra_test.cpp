@@ -2,12 +2,12 @@
 // Tolerances are float rounding bounds: an FFT of length D accumulates a relative error of
 // about eps * log2(D) (eps = 6e-8 in float32, 1.1e-16 in float64), i.e. ~6e-7 at D = 512 in
 // float32 -- the 1e-5 of HRR.md leaves a 15x margin, and 1e-12 in float64 a ~1000x margin.
-#include <catch2/catch.hpp>
+#include "hrr/algebra.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
 
-#include "hrr/algebra.h"
 #include "hrr/random_vectors.h"
 #include "hrr/similarity.h"
 
@@ -20,7 +20,7 @@ torch::Tensor direct_convolution(const torch::Tensor& a, const torch::Tensor& b)
   const int64_t d = a.size(-1);
   const torch::Tensor i = torch::arange(d).unsqueeze(1);
   const torch::Tensor j = torch::arange(d).unsqueeze(0);
-  const torch::Tensor index = (i - j).remainder(d);                       // [D, D]
+  const torch::Tensor index = (i - j).remainder(d);                            // [D, D]
   const torch::Tensor b_matrix = b.to(torch::kFloat64).index({"...", index});  // [..., D, D]
   return torch::matmul(b_matrix, a.to(torch::kFloat64).unsqueeze(-1)).squeeze(-1);
 }
@@ -98,8 +98,7 @@ TEST_CASE("make_unitary gives unit spectra, unit norm and exact unbinding", "[hr
     const torch::Tensor p = make_unitary(random({2, 512}, gen), true);
     const torch::Tensor spec = torch::fft::rfft(p);
     CHECK(max_abs(torch::view_as_real(spec.select(-1, 0)) - torch::tensor({1.0f, 0.0f})) <= 1e-6);
-    CHECK(max_abs(torch::view_as_real(spec.select(-1, 256)) - torch::tensor({1.0f, 0.0f})) <=
-          1e-6);
+    CHECK(max_abs(torch::view_as_real(spec.select(-1, 256)) - torch::tensor({1.0f, 0.0f})) <= 1e-6);
   }
 }
 
@@ -162,8 +161,8 @@ TEST_CASE("bundle weights items and normalisation changes magnitude only", "[hrr
   torch::Generator gen = make_generator(19);
   const torch::Tensor items = random({4, 3, 128}, gen);
   const torch::Tensor weights = torch::tensor({0.5f, 2.0f, -1.0f});
-  const torch::Tensor expected = items.select(1, 0) * 0.5 + items.select(1, 1) * 2.0 -
-                                 items.select(1, 2);
+  const torch::Tensor expected =
+      items.select(1, 0) * 0.5 + items.select(1, 1) * 2.0 - items.select(1, 2);
   CHECK(max_abs(bundle(items, weights) - expected) <= 1e-6);
   const torch::Tensor unit = bundle(items, weights, true);
   CHECK(max_abs(unit.norm(2, {-1}) - 1.0) <= 1e-6);

@@ -1,6 +1,5 @@
 // The item (clean-up) memory and the capacity numbers of HRR_RESEARCH.md §3.5.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <stdexcept>
 
@@ -95,8 +94,8 @@ TEST_CASE("clean-up recovers >= 99 % of fillers at the capacities of §3.5 (D = 
   // D = 512: about 20 / 15 / 12 pairs for 100 / 1,000 / 10,000 candidates.
   for (const Case c : {Case{100, 20}, Case{1000, 15}, Case{10000, 12}}) {
     const CapacityPoint p = measure(512, c.candidates, c.pairs, 3000, 900 + c.candidates);
-    INFO("M = " << c.candidates << ", k = " << c.pairs << ": accuracy " << p.accuracy()
-                << " over " << p.queries << " queries");
+    INFO("M = " << c.candidates << ", k = " << c.pairs << ": accuracy " << p.accuracy() << " over "
+                << p.queries << " queries");
     CHECK(p.accuracy() >= 0.99 - three_sigma_at_99(p));
   }
 }

@@ -2,11 +2,9 @@
 // FFT) computes the same operations on the same inputs; agreement <= 1e-5 (HRR.md). Inputs go
 // to Python as a torch::pickle_save file, outputs come back as raw float64 files.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <fstream>
 #include <iterator>
-
 #include <nlohmann/json.hpp>
 
 #include "hrr/algebra.h"
@@ -50,10 +48,16 @@ TEST_CASE("the C++ HRR operations agree with the PyTorch reference to 1e-5", "[h
 
   c10::impl::GenericDict inputs(c10::StringType::get(), c10::AnyType::get());
   for (const auto& [key, value] :
-       std::vector<std::pair<std::string, torch::Tensor>>{
-           {"a", a}, {"b", b}, {"a_odd", a_odd}, {"b_odd", b_odd}, {"a64", a64}, {"b64", b64},
-           {"permutation", permutation}, {"items", items}, {"weights", weights},
-           {"codebook", codebook}}) {
+       std::vector<std::pair<std::string, torch::Tensor>>{{"a", a},
+                                                          {"b", b},
+                                                          {"a_odd", a_odd},
+                                                          {"b_odd", b_odd},
+                                                          {"a64", a64},
+                                                          {"b64", b64},
+                                                          {"permutation", permutation},
+                                                          {"items", items},
+                                                          {"weights", weights},
+                                                          {"codebook", codebook}}) {
     inputs.insert(key, value);
   }
   c10::List<std::string> name_list;
@@ -70,8 +74,8 @@ TEST_CASE("the C++ HRR operations agree with the PyTorch reference to 1e-5", "[h
   save_vocabulary(vocabulary, dir.file("vocab.pt"));
 
   const auto run = fieldbrain::hrr::test::run_command(
-      fieldbrain::hrr::test::python() + " " + fieldbrain::hrr::test::hrr_script("parity.py") +
-      " " + dir.file("inputs.pt") + " " + dir.path() + " " + dir.file("vocab.pt"));
+      fieldbrain::hrr::test::python() + " " + fieldbrain::hrr::test::hrr_script("parity.py") + " " +
+      dir.file("inputs.pt") + " " + dir.path() + " " + dir.file("vocab.pt"));
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   nlohmann::json manifest;
@@ -86,8 +90,8 @@ TEST_CASE("the C++ HRR operations agree with the PyTorch reference to 1e-5", "[h
   std::vector<torch::Tensor> named, named_unitary;
   for (const auto& n : names) {
     named.push_back(named_vector(static_cast<uint64_t>(seed), n, 512));
-    named_unitary.push_back(named_vector(static_cast<uint64_t>(seed), n, 255, true,
-                                         torch::kFloat64));
+    named_unitary.push_back(
+        named_vector(static_cast<uint64_t>(seed), n, 255, true, torch::kFloat64));
   }
 
   const std::vector<std::pair<std::string, torch::Tensor>> ours = {
@@ -118,8 +122,8 @@ TEST_CASE("the C++ HRR operations agree with the PyTorch reference to 1e-5", "[h
     REQUIRE(reference.sizes() == tensor.sizes());
     CHECK((tensor.to(torch::kFloat64) - reference).abs().max().item<double>() <= 1e-5);
   }
-  CHECK(torch::equal(top.indices, read_output(dir.path(), "cleanup_indices", manifest)
-                                      .to(torch::kInt64)));
+  CHECK(torch::equal(top.indices,
+                     read_output(dir.path(), "cleanup_indices", manifest).to(torch::kInt64)));
   // The name -> vector scheme is pure integer hashing + libm, so it is bit-identical.
   CHECK(torch::equal(torch::stack(named).to(torch::kFloat64),
                      read_output(dir.path(), "named", manifest)));

@@ -1,14 +1,14 @@
 // Saved vocabularies and item memories: round trip, readable by Python's torch.load, and
 // refused when modified, bit-flipped or truncated.
-#include <catch2/catch.hpp>
+#include "hrr/persistence.h"
 
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
-#include "hrr/persistence.h"
 #include "hrr/random_vectors.h"
 #include "test/hrr/test_support.h"
 
@@ -37,8 +37,8 @@ Vocabulary sample_vocabulary() {
 std::size_t offset_of_vector_data(const std::vector<char>& file, const torch::Tensor& rows) {
   const torch::Tensor first = rows[0].contiguous();
   const char* needle = static_cast<const char*>(first.data_ptr());
-  const auto at = std::search(file.begin(), file.end(), needle,
-                              needle + first.numel() * first.element_size());
+  const auto at =
+      std::search(file.begin(), file.end(), needle, needle + first.numel() * first.element_size());
   REQUIRE(at != file.end());
   return static_cast<std::size_t>(at - file.begin());
 }
@@ -58,7 +58,9 @@ TEST_CASE("vocabularies and item memories survive a save/load round trip", "[hrr
   CHECK(torch::equal(loaded->get("epsilon"), saved->get("epsilon")));
 
   torch::Generator gen = make_generator(3);
-  ItemMemory memory(ItemMemoryOptions(64).dtype(torch::kFloat64).threshold(0.25)
+  ItemMemory memory(ItemMemoryOptions(64)
+                        .dtype(torch::kFloat64)
+                        .threshold(0.25)
                         .similarity(SimilarityKind::kDot));
   memory->add({"x", "y"}, random({2, 64}, gen, torch::kFloat64));
   save_item_memory(memory, dir.file("memory.pt"));
@@ -76,9 +78,9 @@ TEST_CASE("vocabularies and item memories survive a save/load round trip", "[hrr
 TEST_CASE("Python's torch.load opens a saved vocabulary", "[hrr]") {
   ScratchDir dir;
   save_vocabulary(sample_vocabulary(), dir.file("vocab.pt"));
-  const std::string command = fieldbrain::hrr::test::python() +
-                              " -c \"import torch; d = torch.load('" + dir.file("vocab.pt") +
-                              "'); print(d['format'], tuple(d['vectors'].shape), d['digest'][:7])\"";
+  const std::string command =
+      fieldbrain::hrr::test::python() + " -c \"import torch; d = torch.load('" +
+      dir.file("vocab.pt") + "'); print(d['format'], tuple(d['vectors'].shape), d['digest'][:7])\"";
   const auto result = fieldbrain::hrr::test::run_command(command);
   INFO(result.output);
   CHECK(result.exit_code == 0);
@@ -138,8 +140,8 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
     CHECK(refused > harmless);
   }
   SECTION("truncated files") {
-    for (std::size_t keep : {std::size_t{0}, std::size_t{10}, original.size() / 2,
-                             original.size() - 1}) {
+    for (std::size_t keep :
+         {std::size_t{0}, std::size_t{10}, original.size() / 2, original.size() - 1}) {
       write_bytes(path, std::vector<char>(original.begin(), original.begin() + keep));
       INFO("kept " << keep << " of " << original.size() << " bytes");
       CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("refusing to load"));

@@ -2,7 +2,6 @@
 // Each band is derived from the sampling error of the statistic (stated next to it), plus the
 // known finite-D bias where there is one; nothing is tuned to the seed.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "hrr/algebra.h"
@@ -109,7 +108,9 @@ TEST_CASE("bundle similarity follows w_i / sqrt(sum w^2); non-members sit at the
     // Same noise as above scaled by the weight ratio; 0.02 keeps > 5 standard errors.
     CHECK(describe(cosine(s, items.select(1, 0))).mean == Approx(expected).margin(0.02));
     const torch::Tensor unit = bundle(items, weights, true);
-    CHECK((cosine(unit, items.select(1, 0)) - cosine(s, items.select(1, 0))).abs().max()
+    CHECK((cosine(unit, items.select(1, 0)) - cosine(s, items.select(1, 0)))
+              .abs()
+              .max()
               .item<double>() <= 1e-6);
   }
 }

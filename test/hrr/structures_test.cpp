@@ -1,10 +1,11 @@
 // Role-filler records and sequences decode through clean-up.
+#include "hrr/structures.h"
+
 #include <catch2/catch.hpp>
 
 #include "hrr/algebra.h"
 #include "hrr/item_memory.h"
 #include "hrr/random_vectors.h"
-#include "hrr/structures.h"
 #include "hrr/vocabulary.h"
 
 using namespace fieldbrain::hrr;
@@ -34,8 +35,7 @@ TEST_CASE("a role-filler record returns each filler through clean-up", "[hrr]") 
   Vocabulary roles(VocabularyOptions(kDim).seed(4).unitary(true));
   const std::vector<std::string> role_names = {"colour", "shape", "size", "place", "owner"};
   roles->add(role_names);
-  const std::vector<std::string> chosen = {"filler3", "filler41", "filler7", "filler99",
-                                           "filler0"};
+  const std::vector<std::string> chosen = {"filler3", "filler41", "filler7", "filler99", "filler0"};
   std::vector<torch::Tensor> filler_rows;
   for (const auto& n : chosen) filler_rows.push_back(fillers->get(n));
   const torch::Tensor record = encode_record(roles->vectors(), torch::stack(filler_rows));

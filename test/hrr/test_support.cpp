@@ -28,7 +28,8 @@ CommandResult run_command(const std::string& command) {
   if (!pipe) throw std::runtime_error("popen failed for: " + command);
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;

@@ -1,14 +1,14 @@
 // Deterministic vocabularies: the same (seed, name) gives the same bits in any order, in any
 // process (the CLI run twice) and in the independent Python derivation (parity_test.cpp).
-#include <catch2/catch.hpp>
+#include "hrr/vocabulary.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "hrr/algebra.h"
 #include "hrr/random_vectors.h"
 #include "hrr/sha256.h"
 #include "hrr/similarity.h"
-#include "hrr/vocabulary.h"
 #include "test/hrr/test_support.h"
 
 using namespace fieldbrain::hrr;
@@ -29,7 +29,8 @@ TEST_CASE("a vocabulary derives the same vector for a name whatever the order", 
   Vocabulary other_seed(VocabularyOptions(512).seed(43));
   CHECK_FALSE(torch::equal(other_seed->get("cat"), first->get("cat")));
   // Different names and seeds are unrelated: |cos| < 6/sqrt(D) (§3.7).
-  CHECK(std::abs(cosine(first->get("cat"), first->get("dog")).item<double>()) < 6.0 / std::sqrt(512.0));
+  CHECK(std::abs(cosine(first->get("cat"), first->get("dog")).item<double>()) <
+        6.0 / std::sqrt(512.0));
   CHECK(std::abs(cosine(first->get("cat"), other_seed->get("cat")).item<double>()) <
         6.0 / std::sqrt(512.0));
 }

@@ -35,6 +35,14 @@ TEST_CASE("the operator loaded in Python matches the Python reference's field st
     CHECK(r.output.find("chained steps") != std::string::npos);
     CHECK(r.status == 0);
   }
+  SECTION("thin slabs: many slab boundaries inside each robot") {
+    // A 64 KiB scratch budget cuts every robot into 2-plane slabs (halo recomputation).
+    const std::string cmd = "FIELDBRAIN_OPS_SCRATCH_KIB=64 " + script + " --quick 2>&1";
+    const Run r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.output.find("chained steps") != std::string::npos);
+    CHECK(r.status == 0);
+  }
   SECTION("narrower variants, quick cases") {
     for (const char* isa : {"avx2", "default"}) {
       const std::string cmd = std::string("FIELDBRAIN_ISA=") + isa + " " + script + " --quick 2>&1";

@@ -225,7 +225,9 @@ TEST_CASE("with the real brain, a reconnecting robot continues as if never inter
   fs::remove_all(bumpy_dir);
 }
 
-TEST_CASE("SIGTERM answers, saves every robot and exits 0", "[server]") {
+TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") {
+  const int sig = GENERATE(SIGTERM, SIGINT);
+  INFO("signal " << sig);
   auto dir = fresh_dir("fieldbrain-sigterm");
   const uint16_t port = free_port();
   ServerProcess proc(port, dir, 0);
@@ -233,7 +235,7 @@ TEST_CASE("SIGTERM answers, saves every robot and exits 0", "[server]") {
   auto robot = connect_with_retry(port, "term");
   REQUIRE(robot);
   for (int i = 0; i < 7; ++i) REQUIRE(robot->step(i).has_value());
-  ::kill(proc.pid, SIGTERM);
+  ::kill(proc.pid, sig);
   CHECK(robot->c.wait_closed(20.0));
   CHECK(proc.wait_exit(30.0) == 0);
   CHECK(fs::exists(dir / "term.pt"));

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   budget.min_iterations = quick ? 2 : 3;
   // The slow rows (reference field step and cycles) get fewer iterations.
   RowBudget slow = budget;
-  slow.min_iterations = 2;
+  slow.min_iterations = quick ? 1 : 2;
 
   std::vector<BenchRow> rows;
   fmt::print(stderr, "fieldbrain-bench: {} intra-op threads\n", at::get_num_threads());
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
       run("cpp_fast", [&] { return time_brain_cycle("fast", B, R, budget); });
       run("cpp_reference", [&] { return time_brain_cycle("reference", B, R, slow); });
       run("python", [&] {
-        return time_python_cycle(B, R, quick ? 3 : python_cycles(B, R), at::get_num_threads());
+        return time_python_cycle(B, R, quick ? 2 : python_cycles(B, R), at::get_num_threads());
       });
     }
   }

@@ -139,7 +139,12 @@ MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
     : socket_(std::move(socket)),
       executor_(socket_.get_executor()),
       ctx_(ctx),
-      buf_(ctx.config.max_json_line) {}
+      buf_(ctx.config.max_json_line) {
+  // A small kernel send buffer, so a subscriber that stops reading reaches its bounded line
+  // queue quickly instead of parking megabytes in the kernel.
+  boost::system::error_code ec;
+  socket_.set_option(asio::socket_base::send_buffer_size(32 * 1024), ec);
+}
 
 void MonitorSession::start() {
   reply(monitor_welcome_line());

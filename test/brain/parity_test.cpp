@@ -129,7 +129,7 @@ TEST_CASE("Four robots with different inputs follow the Python reference for 200
 }
 
 TEST_CASE("One robot at R=32 follows the Python reference", "[brain][parity][slow]") {
-  run_parity("R32 B1 smooth", {"--R", "32", "--B", "1", "--cycles", "25", "--input", "smooth",
+  run_parity("R32 B1 smooth", {"--R", "32", "--B", "1", "--cycles", "20", "--input", "smooth",
                                "--field-every", "5"});
 }
 

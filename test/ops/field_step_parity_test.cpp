@@ -109,3 +109,10 @@ TEST_CASE("40 fused steps track the reference at R=32, B=1", "[parity][ops]") {
 TEST_CASE("10 fused steps track the reference at R=32, B=4", "[parity][ops]") {
   iterate_and_compare(4, 32, 10, 14);
 }
+
+// The full 200 steps at R = 32 take ~10 minutes (the reference step costs seconds at B = 4):
+// hidden from the default run, run with `fieldbrain-tests-ops "[slow]"`.
+TEST_CASE("200 fused steps track the reference at R=32, B=1 and B=4", "[.][slow][parity][ops]") {
+  iterate_and_compare(1, 32, 200, 15);
+  iterate_and_compare(4, 32, 200, 16);
+}

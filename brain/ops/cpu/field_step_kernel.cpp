@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,7 @@ namespace ops {
 namespace cpu {
 namespace {
 
-// The widest variant this CPU runs; FIELDBRAIN_ISA=default|avx2 caps the choice.
+// The widest variant this CPU runs; FIELDBRAIN_ISA=default|avx2|avx512 caps the choice.
 const FieldStepPasses& passes() {
   static const FieldStepPasses* chosen = [] {
 #if defined(FIELDBRAIN_OPS_AVX2)
@@ -27,8 +26,9 @@ const FieldStepPasses& passes() {
     const std::string cap = env != nullptr ? env : "";
     __builtin_cpu_init();
 #if defined(FIELDBRAIN_OPS_AVX512)
-    if (cap.empty() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    if ((cap.empty() || cap == "avx512") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
       return &isa_avx512::kPasses;
     }
 #endif

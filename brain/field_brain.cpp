@@ -193,6 +193,7 @@ torch::Tensor FieldBrainImpl::step(const torch::Tensor& sensors, const torch::Te
 torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward) {
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
+  stages_.start();
   const int64_t B = batch(), S = config_.sensory_dim, M = config_.motor_dim;
   Parts& p = *parts_;
 
@@ -218,6 +219,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   ctx.reward_d = reward.to(device_);
   ctx.n = CycleContext::values(n_f, device_);
   ctx.scored_f = CycleContext::flags(ctx.scored, device_);
+  stages_.mark("inputs");
 
   // The cycle's draws, per robot in the documented order.
   for (int64_t b = 0; b < B; ++b) {
@@ -227,20 +229,24 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
     if (M > 4) draw_normal(p.eps_m[b], gen);
     draw_normal(p.eps_x[b], gen);
   }
+  stages_.mark("draws");
 
   auto& F = field_;
   // 1-3: score, hierarchical errors (with the field at cycle start), error field.
   const auto e = p.prediction->score(ctx, p.pooling->n_active);
   const auto pending = p.hierarchy->observe(ctx, F);
   p.error_field->update(ctx, e);
+  stages_.mark("score+hierarchy");
   // 4-6: imprint, modulation, reward attractors.
   const auto imprinted = p.imprint->apply(
       ctx, F,
       {p.prediction->conf, p.error_field->has_ef, p.error_field->boost, p.modulation->prev_imp,
        p.modulation->prev_amp},
       p.eps_loc);
+  stages_.mark("imprint");
   p.modulation->update(ctx, F, p.prediction->last_err);
   p.attractors->record(ctx, F);
+  stages_.mark("modulation");
   // 7: the field step, then attractors and the pending hierarchical update.
   auto& mod = *p.modulation;
   const auto zero = torch::zeros_like(mod.decay);
@@ -250,13 +256,17 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   const auto& wave = p.dynamics->compute_wave(CycleContext::values(phi, device_));
   auto next = p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
+  stages_.mark("field_step");
   p.attractors->influence(next);
   F.copy_(next.add_(pending));
+  stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
   p.pooling->update(F);
   p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
+  stages_.mark("pooling+prediction");
   const auto& motor = p.motors->generate(F, mod.explore, p.eps_m, p.eps_x);
   p.echo->apply(F, motor);
+  stages_.mark("motors");
 
   // 12. Finish.
   cycles_ += 1;
@@ -265,6 +275,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
                            1);
   telemetry_.slice(1, 0, tele.size(1)).copy_(tele);
   auto out = SyncCounter::to_host(motor);
+  stages_.mark("finish");
   last_cycle_ms_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/stage_timer.h"
 
 namespace fieldbrain {
 
@@ -52,6 +53,10 @@ class FieldBrainImpl : public torch::nn::Module {
   void load(const std::string& path);        // throws std::runtime_error on corrupt/mismatch,
                                              // state untouched then
 
+  // Host time per stage of the last cycle (brain/stage_timer.h); off unless turned on here.
+  void set_stage_timing(bool on) { stages_.enable(on); }
+  const StageTimer& stage_times() const { return stages_; }
+
   // The field [B,64,R,R,R] on the brain's device (a view of the state; for tests and tools).
   const torch::Tensor& field() const;
   const std::vector<uint64_t>& robot_keys() const;
@@ -71,6 +76,7 @@ class FieldBrainImpl : public torch::nn::Module {
   torch::Tensor cycles_;     // [B] int64 CPU: cycles completed per robot
   torch::Tensor telemetry_;  // [B,K] device: this cycle's §9 scalars
   double last_cycle_ms_ = 0.0;
+  StageTimer stages_;
   std::unique_ptr<Parts> parts_;
 };
 TORCH_MODULE(FieldBrain);

@@ -2,7 +2,7 @@
 # Installs every Debian package fieldbrain needs. Idempotent; silent when all are present.
 set -euo pipefail
 PACKAGES=(
-  build-essential cmake ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config
   libtorch-dev python3-torch python3-numpy
   nlohmann-json3-dev libboost-dev libboost-system-dev catch2
   libfmt-dev libspdlog-dev libcli11-dev

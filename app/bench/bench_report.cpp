@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fieldbrain {
 namespace bench {
 namespace {
@@ -17,6 +19,31 @@ const BenchRow* find(const std::vector<BenchRow>& rows, const std::string& impl,
 }
 
 std::string ratio(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
+std::string count(double v) { return v < 0 ? "-" : fmt::format("{:.1f}", v); }
+
+void print_stage_table(const std::vector<BenchRow>& rows) {
+  std::vector<std::string> names;  // in cycle order, as the first row with stages has them
+  for (const auto& r : rows) {
+    if (!r.stage_ms.empty()) {
+      for (const auto& st : r.stage_ms) names.push_back(st.first);
+      break;
+    }
+  }
+  if (names.empty()) return;
+  fmt::print("\nmean host ms per stage of the cycle (brain/field_brain.cpp, StageTimer):\n");
+  fmt::print("{:<14} {:>3} {:>3}", "impl", "R", "B");
+  for (const auto& n : names) fmt::print(" {:>{}}", n, std::max<size_t>(8, n.size()));
+  fmt::print("\n");
+  for (const auto& r : rows) {
+    if (r.stage_ms.empty()) continue;
+    fmt::print("{:<14} {:>3} {:>3}", r.impl, r.R, r.B);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const double v = i < r.stage_ms.size() ? r.stage_ms[i].second : 0.0;
+      fmt::print(" {:>{}.3f}", v, std::max<size_t>(8, names[i].size()));
+    }
+    fmt::print("\n");
+  }
+}
 
 }  // namespace
 
@@ -35,18 +62,22 @@ void add_ratios(std::vector<BenchRow>& rows) {
 }
 
 void print_table(const std::vector<BenchRow>& rows) {
-  fmt::print("{:<21} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
-             "impl", "R", "B", "ms/cycle", "ms min", "robot-cyc/s", "allocs", "syncs", "iters",
-             "x python", "x ref", "roofl", "note");
+  fmt::print(
+      "{:<21} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
+      "impl", "R", "B", "ms/cycle", "ms min", "robot-cyc/s", "allocs", "tensors", "syncs", "iters",
+      "x python", "x ref", "roofl", "note");
   for (const auto& r : rows) {
     fmt::print(
-        "{:<21} {:>3} {:>3} {:>10.3f} {:>9.3f} {:>11.1f} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
+        "{:<21} {:>3} {:>3} {:>10.3f} {:>9.3f} {:>11.1f} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  "
+        "{}\n",
         r.impl, r.R, r.B, r.ms_per_cycle, r.ms_min, 1000.0 * r.B / r.ms_per_cycle,
-        r.allocs_per_cycle < 0 ? "-" : fmt::format("{:.1f}", r.allocs_per_cycle),
-        r.syncs_per_cycle < 0 ? "-" : fmt::format("{:.1f}", r.syncs_per_cycle), r.iterations,
-        ratio(r.speedup_vs_python), ratio(r.speedup_vs_reference), ratio(r.fraction_of_roofline),
-        r.note);
+        count(r.allocs_per_cycle), count(r.tensor_buffers_per_cycle), count(r.syncs_per_cycle),
+        r.iterations, ratio(r.speedup_vs_python), ratio(r.speedup_vs_reference),
+        ratio(r.fraction_of_roofline), r.note);
   }
+  fmt::print("allocs: allocations reaching the system allocator per cycle; tensors: tensor "
+             "buffers the ops requested (served by the caching pool when it is on)\n");
+  print_stage_table(rows);
 }
 
 nlohmann::json to_json(const std::vector<BenchRow>& rows) {
@@ -63,6 +94,13 @@ nlohmann::json to_json(const std::vector<BenchRow>& rows) {
                         {"note", r.note}};
     j["allocs_per_cycle"] = r.allocs_per_cycle < 0 ? nlohmann::json() : nlohmann::json(r.allocs_per_cycle);
     j["syncs_per_cycle"] = r.syncs_per_cycle < 0 ? nlohmann::json() : nlohmann::json(r.syncs_per_cycle);
+    j["tensor_buffers_per_cycle"] =
+        r.tensor_buffers_per_cycle < 0 ? nlohmann::json() : nlohmann::json(r.tensor_buffers_per_cycle);
+    if (!r.stage_ms.empty()) {
+      nlohmann::json stages = nlohmann::json::object();
+      for (const auto& st : r.stage_ms) stages[st.first] = st.second;
+      j["stage_ms"] = stages;
+    }
     if (r.speedup_vs_python > 0) j["speedup_vs_python"] = r.speedup_vs_python;
     if (r.speedup_vs_reference > 0) j["speedup_vs_reference"] = r.speedup_vs_reference;
     if (r.fraction_of_roofline > 0) j["fraction_of_roofline"] = r.fraction_of_roofline;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,10 +19,14 @@ struct BenchRow {
   double ms_per_cycle = 0.0;  // median over the timed iterations
   double ms_min = 0.0;
   int64_t iterations = 0;
-  double allocs_per_cycle = 0.0;  // CPU tensor allocations (-1: not measured)
+  // Allocations that reached the system allocator (malloc), per cycle: with the caching pool
+  // (brain/ops/caching_allocator.h) these are its misses; without it, every tensor buffer.
+  double allocs_per_cycle = 0.0;  // -1: not measured
+  double tensor_buffers_per_cycle = 0.0;  // tensor buffers the ATen ops asked for (-1: n/a)
   double syncs_per_cycle = 0.0;   // device->host copies (-1: not measured)
   int64_t threads = 0;
   std::string note;  // e.g. the instruction set of the fused op
+  std::vector<std::pair<std::string, double>> stage_ms;  // cycle rows: mean host ms per stage
   // Filled by add_ratios(): the same (R, B)'s python / cpp_reference / copy rows over this.
   double speedup_vs_python = 0.0;
   double speedup_vs_reference = 0.0;
@@ -31,7 +36,7 @@ struct BenchRow {
 // Field-step rows are compared with field_step_reference, cycle rows with cpp_reference;
 // every row with the copy of the same (R, B) (copy_ms / ms: 1 = memory bound).
 void add_ratios(std::vector<BenchRow>& rows);
-void print_table(const std::vector<BenchRow>& rows);
+void print_table(const std::vector<BenchRow>& rows);  // and the per-stage table of cycle rows
 nlohmann::json to_json(const std::vector<BenchRow>& rows);
 
 }  // namespace bench

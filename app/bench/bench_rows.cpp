@@ -15,6 +15,7 @@
 #include "brain/field_brain.h"
 #include "brain/field_dynamics.h"
 #include "brain/ops/allocation_counter.h"
+#include "brain/ops/caching_allocator.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_inputs.h"
 #include "brain/sync_counter.h"
@@ -30,8 +31,10 @@ template <typename Fn>
 BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget& budget, Fn fn) {
   fn(int64_t{0});
   std::vector<double> ms;
-  int64_t allocs = 0, syncs = 0;
+  int64_t allocs = 0, buffers = 0, syncs = 0;
   {
+    const auto* pool = ops::CachingCpuAllocator::installed();
+    const int64_t misses_before = pool ? pool->stats().system_allocations : 0;
     ops::AllocationCounter counter;
     SyncCounter::reset();
     const auto start = Clock::now();
@@ -43,7 +46,8 @@ BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget&
       const double elapsed = std::chrono::duration<double>(t1 - start).count();
       if (i >= budget.min_iterations && elapsed >= budget.seconds) break;
     }
-    allocs = counter.count();
+    buffers = counter.count();
+    allocs = pool ? pool->stats().system_allocations - misses_before : buffers;
     syncs = SyncCounter::count();
   }
   BenchRow row;
@@ -55,6 +59,7 @@ BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget&
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   row.ms_per_cycle = ms[ms.size() / 2];
   row.allocs_per_cycle = static_cast<double>(allocs) / row.iterations;
+  row.tensor_buffers_per_cycle = static_cast<double>(buffers) / row.iterations;
   row.syncs_per_cycle = static_cast<double>(syncs) / row.iterations;
   row.threads = at::get_num_threads();
   return row;
@@ -95,6 +100,8 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
   FieldBrain brain(config, keys);
+  brain->set_stage_timing(true);
+  std::vector<std::pair<std::string, double>> stages;  // summed over the timed cycles
   const int64_t S = config.sensory_dim;
   // A smooth stream: each sensor a slow sinusoid with its own phase, no reward.
   const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
@@ -102,7 +109,17 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   std::vector<torch::Tensor> sensors;
   for (int64_t i = 0; i < 64; ++i) sensors.push_back(0.5 * torch::sin(phase + 0.1 * i));
   auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", B, R, budget,
-                     [&](int64_t i) { brain->step(sensors[i % 64], reward); });
+                     [&](int64_t i) {
+                       brain->step(sensors[i % 64], reward);
+                       const auto& st = brain->stage_times();
+                       if (i == 0) return;  // the untimed warm-up
+                       for (int k = 0; k < st.size(); ++k) {
+                         if (stages.size() <= static_cast<size_t>(k)) stages.emplace_back(st.name(k), 0.0);
+                         stages[k].second += st.ms(k);
+                       }
+                     });
+  for (auto& st : stages) st.second /= static_cast<double>(row.iterations);
+  row.stage_ms = stages;
   row.note = "field_step " + field_step;
   return row;
 }
@@ -133,6 +150,7 @@ BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads
   row.ms_min = row.ms_per_cycle;  // the script reports the mean only
   row.iterations = cycles;
   row.allocs_per_cycle = -1;
+  row.tensor_buffers_per_cycle = -1;
   row.syncs_per_cycle = -1;
   row.threads = threads;
   row.note = "mean";

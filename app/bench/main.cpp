@@ -17,6 +17,7 @@
 
 #include "app/bench/bench_report.h"
 #include "app/bench/bench_rows.h"
+#include "brain/ops/caching_allocator.h"
 
 using namespace fieldbrain::bench;
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> impls;
   double seconds = 2.0;
   int threads = 0;
+  bool no_pool = false;
   app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
   app.add_option("--json", json_path, "write the rows as JSON to this file");
   app.add_option("--R", Rs, "resolutions (default 16 32 64)");
@@ -48,7 +50,10 @@ int main(int argc, char** argv) {
   app.add_option("--impl", impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
   app.add_option("--seconds", seconds, "time budget per row (default 2; --quick 1)");
   app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
+  app.add_flag("--no-pool", no_pool,
+               "keep c10's default CPU allocator (every tensor buffer is a malloc)");
   CLI11_PARSE(app, argc, argv);
+  if (!no_pool) fieldbrain::ops::CachingCpuAllocator::install();
 
   if (quick) {
     if (Rs.empty()) Rs = {32};
@@ -70,7 +75,8 @@ int main(int argc, char** argv) {
   slow.min_iterations = quick ? 1 : 2;
 
   std::vector<BenchRow> rows;
-  fmt::print(stderr, "fieldbrain-bench: {} intra-op threads\n", at::get_num_threads());
+  fmt::print(stderr, "fieldbrain-bench: {} intra-op threads, {}\n", at::get_num_threads(),
+             no_pool ? "default CPU allocator" : "caching CPU pool");
   for (int64_t R : Rs) {
     for (int64_t B : Bs) {
       auto run = [&](const std::string& impl, auto fn) {

@@ -17,6 +17,7 @@
 #include "app/fieldbrain/picarx_stream.h"
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
+#include "brain/ops/caching_allocator.h"
 
 namespace {
 
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   std::string config_path = std::string(FIELDBRAIN_SOURCE_DIR) + "/configs/default.json";
   int64_t cycles = 200, robots = 1, resolution = 0, threads = 0;
   std::string field_step;
-  bool python = false;
+  bool python = false, stages = false;
   int64_t python_cycles = 10;
   app.add_option("--config", config_path, "JSON config (its \"brain\" object is used)");
   app.add_option("--cycles", cycles, "brain cycles to run")->check(CLI::Range(1, 10000000));
@@ -72,9 +73,13 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)");
   app.add_flag("--python", python, "also time the Python reference at the same R and B");
   app.add_option("--python-cycles", python_cycles, "cycles for the Python timing");
+  app.add_flag("--stages", stages, "print the mean host ms of each stage of the cycle");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    // A cycle creates the same tensors every time: serve them from a pool (no malloc, no page
+    // faults in steady state; brain/ops/caching_allocator.h).
+    fieldbrain::ops::CachingCpuAllocator::install();
     if (threads > 0) torch::set_num_threads(static_cast<int>(threads));
     fieldbrain::BrainConfig config = read_brain_config(config_path);
     if (resolution > 0) config.resolution = resolution;
@@ -83,6 +88,8 @@ int main(int argc, char** argv) {
     std::vector<uint64_t> keys;
     for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));
     fieldbrain::FieldBrain brain(config, keys);
+    brain->set_stage_timing(stages);
+    std::vector<std::pair<std::string, double>> stage_ms;  // summed over cycles, in order
     std::vector<fieldbrain::PicarxStream> streams;
     for (int64_t b = 0; b < robots; ++b) streams.emplace_back(config.sensory_dim, config.seed + b);
 
@@ -101,6 +108,11 @@ int main(int argc, char** argv) {
         for (int64_t s = 0; s < config.sensory_dim; ++s) acc[b][s] = v[s];
       }
       motors = brain->step(sensors, reward);
+      const auto& st = brain->stage_times();
+      for (int i = 0; i < st.size(); ++i) {
+        if (stage_ms.size() <= static_cast<size_t>(i)) stage_ms.emplace_back(st.name(i), 0.0);
+        stage_ms[i].second += st.ms(i);
+      }
       if ((c + 1) % report_every == 0 || c + 1 == cycles) {
         double secs = std::chrono::duration<double>(Clock::now() - start).count();
         fmt::print("  cycle {:>7}/{}  {:8.2f} cycles/s\n", c + 1, cycles, (c + 1) / secs);
@@ -111,6 +123,10 @@ int main(int argc, char** argv) {
     const double ms = 1000.0 * secs / cycles;
     fmt::print("cpp_{}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
                config.field_step, cycles / secs, ms, robots * cycles / secs);
+    if (stages) {
+      fmt::print("mean host ms per stage:\n");
+      for (const auto& [name, total] : stage_ms) fmt::print("  {:<20} {:9.3f}\n", name, total / cycles);
+    }
     std::cout << "motors of the last cycle: " << motors[0] << "\n";
     std::cout << "telemetry of the last cycle (robot 0):\n" << brain->telemetry(0).dump(2) << "\n";
 

@@ -9,14 +9,10 @@
 
 #include "app/server/handshake.h"
 #include "app/server/state_files.h"
+#include "app/server/wall_clock.h"
 
 namespace fieldbrain::server {
 namespace {
-
-double epoch_seconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 // The robot must never receive a non-finite or out-of-range motor value (ef2bdb8 turned NaN
 // into +1.0; we send 0, a safe stop).

@@ -5,13 +5,10 @@
 #include <chrono>
 #include <sstream>
 
+#include "app/server/wall_clock.h"
+
 namespace fieldbrain::server {
 namespace {
-
-double epoch_seconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 // Requests come from the network: never let invalid UTF-8 throw while encoding a reply.
 std::string line_of(const nlohmann::json& j) {

@@ -3,16 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include "app/server/handshake.h"
+#include "app/server/wall_clock.h"
 
 namespace fieldbrain::server {
-namespace {
-
-double epoch_seconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 ServerStats::ServerStats() : start_(std::chrono::steady_clock::now()) {}
 

@@ -1,18 +1,34 @@
 #include "app/server/torch_brain_engine.h"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
+#include "brain/ops/caching_allocator.h"
 
 namespace fieldbrain::server {
 namespace {
 
 class FieldBrainEngine final : public BrainEngine {
  public:
-  explicit FieldBrainEngine(BrainConfig base) : base_(std::move(base)) { base_.validate(); }
+  explicit FieldBrainEngine(BrainConfig base) : base_(std::move(base)) {
+    base_.validate();
+    // Every tick creates the same tensors: serve them from a pool, so that steady-state ticks
+    // make no malloc and fault in no fresh pages (brain/ops/caching_allocator.h).
+    ops::CachingCpuAllocator::install();
+    // LibTorch starts with one intra-op thread here (OpenMP reports 1); the brain worker is the
+    // only heavy thread, so let it use every core unless the user chose with OMP_NUM_THREADS.
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+      at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    }
+  }
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {
     torch::NoGradGuard no_grad;

@@ -10,8 +10,6 @@
 namespace fieldbrain::sim {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 std::vector<double> numbers(const nlohmann::json& j, size_t n, const std::string& what) {
   if (!j.is_array() || j.size() != n) {
     throw std::invalid_argument(what + " must be an array of " + std::to_string(n) + " numbers");

@@ -8,6 +8,8 @@
 
 namespace fieldbrain::sim {
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 struct Vec2 {
   double x = 0.0;
   double y = 0.0;

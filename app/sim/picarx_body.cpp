@@ -3,9 +3,6 @@
 #include <cmath>
 
 namespace fieldbrain::sim {
-namespace {
-constexpr double kPi = 3.14159265358979323846;
-}
 
 StepOutcome step_car(const PicarxGeometry& g, const Arena& arena, const MotorCommand& cmd,
                      CarState& car) {

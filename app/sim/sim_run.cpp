@@ -25,7 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxErrorMessages = 20;
-constexpr double kPi = 3.14159265358979323846;
 
 // Counters the progress line reads while robot threads write them.
 struct LiveCounters {

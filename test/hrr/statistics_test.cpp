@@ -12,7 +12,7 @@ using namespace fieldbrain::hrr;
 
 namespace {
 
-constexpr int64_t kDim = 512;
+constexpr int64_t kStatsDim = 512;
 constexpr int64_t kTrials = 200;
 
 struct Sample {
@@ -28,8 +28,8 @@ Sample describe(const torch::Tensor& values) {
 // cos(filler_0, unbind(sum_i bind(role_i, filler_i), role_0)) over kTrials traces.
 torch::Tensor retrieval_cosines(int64_t pairs, bool unitary_roles, bool exact, uint64_t seed) {
   torch::Generator gen = make_generator(seed);
-  const torch::Tensor fillers = normalize(random({kTrials, pairs, kDim}, gen));
-  torch::Tensor roles = normalize(random({kTrials, pairs, kDim}, gen));
+  const torch::Tensor fillers = normalize(random({kTrials, pairs, kStatsDim}, gen));
+  torch::Tensor roles = normalize(random({kTrials, pairs, kStatsDim}, gen));
   if (unitary_roles) roles = make_unitary(roles);
   const torch::Tensor trace = bind(roles, fillers).sum(-2);
   const torch::Tensor role = roles.select(1, 0);
@@ -87,14 +87,14 @@ TEST_CASE("bundle similarity follows w_i / sqrt(sum w^2); non-members sit at the
           "[hrr]") {
   torch::Generator gen = make_generator(501);
   const int64_t k = 10;
-  const torch::Tensor items = normalize(random({kTrials, k, kDim}, gen));
+  const torch::Tensor items = normalize(random({kTrials, k, kStatsDim}, gen));
   SECTION("equal weights") {
     const torch::Tensor s = bundle(items);
     const Sample member = describe(cosine(s.unsqueeze(1), items));
     // cos(S, v_i) = (1 + sum_{j != i} v_j.v_i) / |S|: noise sd sqrt((k-1)/D)/sqrt(k) ~ 0.042
     // per sample; 200 independent bundles give a standard error 0.003; 5 of them = 0.015.
     CHECK(member.mean == Approx(1.0 / std::sqrt(static_cast<double>(k))).margin(0.015));
-    const torch::Tensor outsider = normalize(random({kTrials, kDim}, gen));
+    const torch::Tensor outsider = normalize(random({kTrials, kStatsDim}, gen));
     const Sample other = describe(cosine(s, outsider));
     // Unrelated: mean 0 with sd 1/sqrt(D) = 0.044 per sample -> 5 standard errors = 0.016.
     CHECK(std::abs(other.mean) <= 5.0 * 0.0442 / std::sqrt(static_cast<double>(kTrials)));
@@ -119,11 +119,11 @@ TEST_CASE("random vectors are quasi-orthogonal: |cos| < 6/sqrt(D)", "[hrr]") {
   // §3.7: sd 1/sqrt(D); a 6-sigma excursion has probability ~2e-9 per pair, so the chance any
   // of these 2,000 pairs fails is ~4e-6.
   torch::Generator gen = make_generator(601);
-  const torch::Tensor a = random({2000, kDim}, gen);
-  const torch::Tensor b = random({2000, kDim}, gen);
+  const torch::Tensor a = random({2000, kStatsDim}, gen);
+  const torch::Tensor b = random({2000, kStatsDim}, gen);
   const Sample s = describe(cosine(a, b));
-  CHECK(std::max(std::abs(s.min), std::abs(s.max)) < 6.0 / std::sqrt(static_cast<double>(kDim)));
-  CHECK(s.sd == Approx(1.0 / std::sqrt(static_cast<double>(kDim))).epsilon(0.1));
+  CHECK(std::max(std::abs(s.min), std::abs(s.max)) < 6.0 / std::sqrt(static_cast<double>(kStatsDim)));
+  CHECK(s.sd == Approx(1.0 / std::sqrt(static_cast<double>(kStatsDim))).epsilon(0.1));
   // N(0, 1/D) entries: E||v||^2 = 1 with sd sqrt(2/D) = 0.0625 per vector.
   CHECK(a.square().sum(-1).mean().item<double>() == Approx(1.0).margin(0.01));
 }
@@ -134,10 +134,10 @@ TEST_CASE("1,000 unitary bind/unbind round trips drift < 1e-3 in float32", "[hrr
   // coherently, so 1 - cos <= (6e-4)^2 / 2 ~ 2e-7: drift < 1e-3 (HRR.md) and cos >= 0.9999
   // (§3.9.7) both hold with a wide margin.
   torch::Generator gen = make_generator(701);
-  const torch::Tensor start = normalize(random({16, kDim}, gen));
+  const torch::Tensor start = normalize(random({16, kStatsDim}, gen));
   torch::Tensor x = start;
   for (int cycle = 0; cycle < 1000; ++cycle) {
-    const torch::Tensor role = random_unitary({16, kDim}, gen);
+    const torch::Tensor role = random_unitary({16, kStatsDim}, gen);
     x = normalize(unbind(bind(x, role), role));
   }
   const double worst = cosine(x, start).min().item<double>();
@@ -149,10 +149,10 @@ TEST_CASE("Gaussian roles collapse under repeated round trips (documented, §3.6
   // Every Gaussian cycle multiplies the spectrum by |R_k|^2 ~ Exp(1): after 100 cycles the
   // energy sits in a few bins and cos with the start is ~0.07 (§3.6). Mean over 16 chains.
   torch::Generator gen = make_generator(702);
-  const torch::Tensor start = normalize(random({16, kDim}, gen, torch::kFloat64));
+  const torch::Tensor start = normalize(random({16, kStatsDim}, gen, torch::kFloat64));
   torch::Tensor x = start;
   for (int cycle = 0; cycle < 100; ++cycle) {
-    const torch::Tensor role = random({16, kDim}, gen, torch::kFloat64);
+    const torch::Tensor role = random({16, kStatsDim}, gen, torch::kFloat64);
     x = normalize(unbind(bind(x, role), role));
   }
   CHECK(cosine(x, start).mean().item<double>() < 0.2);

@@ -18,6 +18,7 @@
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
 #include "app/server/torch_brain_engine.h"
+#include "test/server/fresh_dir.h"
 #include "test/server/toy_engine.h"
 
 extern char** environ;
@@ -43,7 +44,7 @@ struct BrainServer {
   std::unique_ptr<Server> server;
 };
 
-std::vector<float> sensors_at(int cycle) {
+std::vector<float> brain_sensors_at(int cycle) {
   std::vector<float> s(6);
   for (int i = 0; i < 6; ++i) s[i] = 0.5f + 0.5f * std::sin(0.3f * cycle + i);
   return s;
@@ -58,7 +59,7 @@ struct JsonRobot {
     handshake = nlohmann::json::parse(*line);
   }
   std::optional<std::vector<float>> step(int cycle) {
-    nlohmann::json req = {{"type", "sensors"}, {"values", sensors_at(cycle)}, {"reward", 0.0}};
+    nlohmann::json req = {{"type", "sensors"}, {"values", brain_sensors_at(cycle)}, {"reward", 0.0}};
     c.send_text(req.dump() + "\n");
     auto line = c.read_line();
     if (!line) return std::nullopt;
@@ -69,16 +70,6 @@ struct JsonRobot {
   RobotClient c;
   nlohmann::json handshake;
 };
-
-fs::path fresh_dir(const char* name) {
-  auto dir = fs::temp_directory_path() / name;
-  {
-    std::error_code ignored;  // a save may still be landing; leftovers are harmless
-    fs::remove_all(dir, ignored);
-  }
-  fs::create_directories(dir);
-  return dir;
-}
 
 uint16_t free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "app/server/robot_client.h"
+#include "test/server/fresh_dir.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;
@@ -33,15 +34,6 @@ std::vector<std::vector<float>> run_json(uint16_t port, const std::string& id, i
     out.push_back(j["values"].get<std::vector<float>>());
   }
   return out;
-}
-
-fs::path fresh_dir(const char* name) {
-  auto dir = fs::temp_directory_path() / name;
-  {
-    std::error_code ignored;  // a save may still be landing; leftovers are harmless
-    fs::remove_all(dir, ignored);
-  }
-  return dir;
 }
 
 }  // namespace

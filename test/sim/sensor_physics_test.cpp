@@ -13,7 +13,6 @@ using namespace fieldbrain::sim;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 // A bare 4 x 2 m room, optionally with extra map keys.
 Arena room(nlohmann::json extra = nlohmann::json::object()) {

@@ -1,6 +1,7 @@
 // CPU kernel of fieldbrain::field_step / field_step_out: argument checks, the choice of the
 // instruction-set variant, scratch memory and threading (at::parallel_for) around the two
 // passes of field_step_passes.cpp.
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 

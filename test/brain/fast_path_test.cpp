@@ -1,0 +1,132 @@
+// The fast path (config.field_step = "fast": the fused fieldbrain::field_step operator) against
+// the reference path (plain ATen ops), whole cycles side by side; and what a fast cycle costs
+// in steady state: no allocation reaching the system, one device-to-host copy.
+#include <catch2/catch.hpp>
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "brain/field_brain.h"
+#include "brain/ops/allocation_counter.h"
+#include "brain/ops/caching_allocator.h"
+#include "brain/sync_counter.h"
+#include "test/brain/brain_state.h"
+
+namespace fieldbrain::test {
+namespace {
+
+constexpr double kFastTolerance = 1e-4;
+
+BrainConfig config_with(int64_t R, const std::string& field_step) {
+  BrainConfig c;  // the defaults: S = 24, M = 4, 8 attractor slots
+  c.resolution = R;
+  c.field_step = field_step;
+  return c;
+}
+
+// Inputs of cycle i: the smooth test stream with rewards, and a stretch of silence for robot 0
+// (the no-input path: imprint skipped, cycles without input counted).
+torch::Tensor sensors_of(int64_t i, const std::vector<uint64_t>& keys, int64_t S) {
+  auto s = test_sensors(i, keys, S);
+  if (i >= 120 && i < 150) s[0].zero_();
+  return s;
+}
+
+double fast_vs_reference(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
+
+// Both paths from the same seed and inputs, compared after every cycle (motors and the whole
+// field). The reference step is slow (~0.2 s per robot at R = 32 on 2 threads), so this uses
+// every hardware thread.
+void follow_reference(int64_t R, int64_t B, int cycles) {
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(10 + 3 * b));
+  auto reference = make_brain(config_with(R, "reference"), keys);
+  auto fast = make_brain(config_with(R, "fast"), keys);
+  REQUIRE(torch::equal(reference->field(), fast->field()));  // same construction draws
+  double worst_field = 0.0, worst_motors = 0.0;
+  for (int i = 0; i < cycles; ++i) {
+    const auto s = sensors_of(i, keys, 24);
+    const auto r = test_reward(i, keys);
+    const auto m_ref = reference->step(s, r);
+    const auto m_fast = fast->step(s, r);
+    const double dm = fast_vs_reference(m_ref, m_fast);
+    const double df = fast_vs_reference(reference->field(), fast->field());
+    worst_motors = std::max(worst_motors, dm);
+    worst_field = std::max(worst_field, df);
+    INFO("cycle " << i << ": motors differ by " << dm << ", fields by " << df);
+    REQUIRE(dm <= kFastTolerance);
+    REQUIRE(df <= kFastTolerance);
+  }
+  at::set_num_threads(threads_before);
+  WARN("R=" << R << " B=" << B << " cycles=" << cycles << ": worst max|diff| motors "
+            << worst_motors << ", field " << worst_field);
+}
+
+}  // namespace
+
+TEST_CASE("The fast path follows the reference path for 200 cycles at R=16, B=1", "[brain][parity]") {
+  follow_reference(16, 1, 200);
+}
+TEST_CASE("The fast path follows the reference path for 200 cycles at R=16, B=4", "[brain][parity]") {
+  follow_reference(16, 4, 200);
+}
+TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=1",
+          "[brain][parity][slow]") {
+  follow_reference(32, 1, 200);
+}
+TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=4",
+          "[brain][parity][slow]") {
+  follow_reference(32, 4, 200);
+}
+
+TEST_CASE("In steady state a fast cycle allocates nothing from the system and syncs once",
+          "[brain][allocation]") {
+  auto& pool = ops::CachingCpuAllocator::install();
+  const int64_t R = GENERATE(16, 32);
+  const int64_t B = GENERATE(1, 3);
+  CAPTURE(R, B);
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
+  auto brain = make_brain(config_with(R, "fast"), keys);
+  // Steady state: every kind of cycle has been seen (inputs, silence, rewards of both signs,
+  // attractor slots filling), so the pool holds a block for every size a cycle asks for.
+  constexpr int kPeriod = 14;  // test_reward's period (7) x the sign alternation (2)
+  auto inputs = [&](int i) {
+    auto s = test_sensors(i % kPeriod, keys, 24);
+    if (i % kPeriod == 5) s.zero_();
+    return std::make_pair(s, test_reward(i % kPeriod, keys));
+  };
+  for (int i = 0; i < 2 * kPeriod; ++i) {
+    const auto [s, r] = inputs(i);
+    brain->step(s, r);
+  }
+
+  {  // positive control: a size the pool has never seen reaches the system
+    const auto before = pool.stats().system_allocations;
+    auto probe = torch::empty({1000003 + 1000 * R + 200 * B});  // distinct per section
+    REQUIRE(pool.stats().system_allocations == before + 1);
+  }
+
+  ops::AllocationCounter requests;  // tensor buffers the ATen ops still ask for
+  const auto stats_before = pool.stats();
+  const auto syncs_before = SyncCounter::count();
+  for (int i = 0; i < kPeriod; ++i) {
+    const auto [s, r] = inputs(2 * kPeriod + i);
+    brain->step(s, r);
+  }
+  const auto stats_after = pool.stats();
+  CHECK(stats_after.system_allocations - stats_before.system_allocations == 0);
+  CHECK(SyncCounter::count() - syncs_before == kPeriod);
+  CHECK(stats_after.in_use_bytes == stats_before.in_use_bytes);  // nothing leaks across cycles
+  WARN("R=" << R << " B=" << B << ": " << requests.count() / kPeriod
+            << " tensor buffers per cycle, all served from the pool ("
+            << stats_after.cached_bytes / (1 << 20) << " MiB cached)");
+}
+
+}  // namespace fieldbrain::test

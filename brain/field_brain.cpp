@@ -258,7 +258,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   stages_.mark("field_step");
   p.attractors->influence(next);
-  F.copy_(next.add_(pending));
+  at::add_out(F, next, pending);  // F = next + pending in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
   p.pooling->update(F);

@@ -46,8 +46,15 @@ SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options
   proj_voxel_ = proj_voxel_.to(dev);
   proj_sensor_ = proj_sensor_.to(dev);
   proj_weight_ = proj_weight_.to(dev);
-  blob_weight_ = torch::empty({7}, torch::kFloat);
-  for (int d = 0; d <= 6; ++d) blob_weight_[d] = static_cast<float>(std::pow(0.8, d));
+  // The blob's 125 offsets (dx, dy, dz in -2..2) and their weights 0.8^(|dx|+|dy|+|dz|).
+  blob_offsets_ = torch::empty({125, 3}, torch::kLong);
+  blob_weight_ = torch::empty({125}, torch::kFloat);
+  for (int i = 0; i < 125; ++i) {
+    const int d[3] = {i / 25 - 2, (i / 5) % 5 - 2, i % 5 - 2};
+    for (int a = 0; a < 3; ++a) blob_offsets_[i][a] = d[a];
+    blob_weight_[i] = static_cast<float>(std::pow(0.8, std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2])));
+  }
+  blob_offsets_ = blob_offsets_.to(dev);
   blob_weight_ = blob_weight_.to(dev);
 }
 
@@ -119,16 +126,16 @@ torch::Tensor SensoryImprintImpl::apply(const CycleContext& ctx, torch::Tensor& 
   }
   map->push(p, push);
 
-  // 9. The blob: s * 0.8^(L1 distance) within +-2 on every axis, clipped, all channels.
-  const auto coord = torch::arange(R, torch::TensorOptions(torch::kLong).device(dev)).view({1, R});
-  const auto dx = (coord - lx.view({B, 1})).abs();
-  const auto dy = (coord - ly.view({B, 1})).abs();
-  const auto dz = (coord - lz.view({B, 1})).abs();
-  const auto dist = dx.view({B, R, 1, 1}) + dy.view({B, 1, R, 1}) + dz.view({B, 1, 1, R});
-  const auto inside = (dx.view({B, R, 1, 1}) <= 2) & (dy.view({B, 1, R, 1}) <= 2) &
-                      (dz.view({B, 1, 1, R}) <= 2);
-  const auto w = blob_weight_.index({dist.clamp_max(6)}) * inside.to(torch::kFloat);
-  field.add_((s.view({B, 1, 1, 1}) * w).unsqueeze(1));
+  // 9. The blob: s * 0.8^(L1 distance) within +-2 on every axis, clipped, all channels. Only
+  // its 125 voxels are touched (one scatter, no pass over the field): an offset that falls
+  // outside the field adds 0 at a clamped index instead, which changes nothing.
+  const auto pos = loc3.unsqueeze(1) + blob_offsets_.unsqueeze(0);  // [B,125,3]
+  const auto inside = ((pos >= 0) & (pos < R)).all(2);              // [B,125]
+  const auto clamped = pos.clamp(0, R - 1);
+  const auto flat = clamped.select(2, 0) * (R * R) + clamped.select(2, 1) * R + clamped.select(2, 2);
+  const auto add = s.view({B, 1}) * (blob_weight_.unsqueeze(0) * inside.to(torch::kFloat));
+  field.view({B, 64, R * R * R})
+      .scatter_add_(2, flat.unsqueeze(1).expand({B, 64, 125}), add.unsqueeze(1).expand({B, 64, 125}));
   return s;
 }
 

@@ -47,7 +47,8 @@ class SensoryImprintImpl : public torch::nn::Module {
   // proj_voxel[e]. Entries are unique (voxel, sensor) pairs: weights of clamped offsets that
   // land on the same voxel are summed at construction, as in the dense matrix.
   torch::Tensor proj_voxel_, proj_sensor_, proj_weight_;
-  torch::Tensor blob_weight_;  // [7]: 0.8^d for d = |dx|+|dy|+|dz| = 0..6
+  torch::Tensor blob_offsets_;  // [125,3] int64: (dx, dy, dz), each in -2..2
+  torch::Tensor blob_weight_;   // [125]: 0.8^(|dx|+|dy|+|dz|)
 };
 TORCH_MODULE(SensoryImprint);
 

@@ -27,6 +27,13 @@ function(fieldbrain_target target)
   if(FB_TORCH)
     target_link_libraries(${target} PUBLIC ${TORCH_LIBRARIES})
   endif()
+  if(FB_TORCH AND FIELDBRAIN_UNITY_BUILD)
+    # Every TU sees LibTorch first, as with the PCH. The order matters: LibTorch pulls in
+    # glog, whose CHECK macro would silently replace Catch2's CHECK in any test source that
+    # includes catch.hpp before a torch header (the assertions would stop being counted and
+    # reported).
+    target_compile_options(${target} PRIVATE -include ${PROJECT_SOURCE_DIR}/brain/torch_pch.h)
+  endif()
   if(FB_TORCH AND NOT FIELDBRAIN_UNITY_BUILD)
     target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/brain/torch_pch.h)
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

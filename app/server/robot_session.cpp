@@ -339,8 +339,9 @@ void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
   const bool queued = ctx_.worker.attach(
-      key, framing_name(framing_), sensory_dim, motor_dim, [self, work, then](AttachResult r) {
-        asio::post(self->executor_, [self, then, r = std::move(r)] {
+      key, framing_name(framing_), sensory_dim, motor_dim,
+      [self, work, then, sensory_dim, motor_dim](AttachResult r) {
+        asio::post(self->executor_, [self, then, sensory_dim, motor_dim, r = std::move(r)] {
           self->busy_ = false;
           if (self->closed_) {
             // The robot left while its brain was being made: release it again.
@@ -353,9 +354,10 @@ void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
             self->robot_key_ = r.key;
             self->consecutive_bad_ = 0;
             self->ctx_.stats.handshake_done();
+            // caps_ is only set by `then`: log the dimensions this attach was made with.
             spdlog::info("{}: handshake complete as '{}' ({} sensors, {} motors, cycle {}{})",
-                         self->peer_, r.key, self->caps_.sensory_dim, self->caps_.motor_dim,
-                         r.cycle, r.resumed ? ", resumed" : "");
+                         self->peer_, r.key, sensory_dim, motor_dim, r.cycle,
+                         r.resumed ? ", resumed" : "");
           }
           then(r);
           if (self->attached_) {

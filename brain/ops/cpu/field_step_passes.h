@@ -15,21 +15,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "brain/ops/field_step_arrays.h"
+
 namespace fieldbrain {
 namespace ops {
 namespace cpu {
 
-// Borrowed pointers to contiguous float32 tensors (shapes as in brain/field_dynamics.h).
-struct FieldStepView {
-  const float* field = nullptr;    // [B,64,R,R,R]
-  const float* noise = nullptr;    // [B,48,R,R,R]
-  const float* wave = nullptr;     // [B,R,R,R]
-  const float* ef = nullptr;       // [B,R,R,R]
-  const float* scalars = nullptr;  // [B,8]
-  float* out = nullptr;            // [B,64,R,R,R], must not overlap the inputs
-  int64_t batch = 0;
-  int64_t resolution = 0;
-};
+// The call's arrays, in host memory.
+using FieldStepView = FieldStepArrays;
 
 // One instruction-set variant of the passes.
 struct FieldStepPasses {

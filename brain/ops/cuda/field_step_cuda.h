@@ -6,21 +6,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "brain/ops/field_step_arrays.h"
+
 namespace fieldbrain {
 namespace ops {
 namespace cuda {
 
-// Device pointers to contiguous float32 arrays, shapes as in brain/field_dynamics.h.
-struct FieldStepDeviceArgs {
-  const float* field = nullptr;    // [B,64,R,R,R]
-  const float* noise = nullptr;    // [B,48,R,R,R]
-  const float* wave = nullptr;     // [B,R,R,R]
-  const float* ef = nullptr;       // [B,R,R,R]
-  const float* scalars = nullptr;  // [B,8]
-  float* out = nullptr;            // [B,64,R,R,R], must not overlap the inputs
-  float* workspace = nullptr;      // field_step_workspace_floats(B, R) floats
-  int64_t batch = 0;
-  int64_t resolution = 0;
+// The call's arrays in device memory, and the launch's scratch.
+struct FieldStepDeviceArgs : FieldStepArrays {
+  float* workspace = nullptr;  // field_step_workspace_floats(B, R) floats
 };
 
 // Scratch the launch needs: X2/Fn (64 ch), X3 and Aq (48 ch each), and 4 floats per robot.

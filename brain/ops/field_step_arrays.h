@@ -1,0 +1,25 @@
+// The arrays of one field-step call as raw pointers, shared by the CPU passes
+// (cpu/field_step_passes.h) and the CUDA launcher (cuda/field_step_cuda.h). Plain C++ with no
+// LibTorch or CUDA headers, so nvcc compiles the kernels from it alone.
+#pragma once
+
+#include <cstdint>
+
+namespace fieldbrain {
+namespace ops {
+
+// Borrowed pointers to contiguous float32 arrays (shapes as in brain/field_dynamics.h), on
+// the device the kernel runs on.
+struct FieldStepArrays {
+  const float* field = nullptr;    // [B,64,R,R,R]
+  const float* noise = nullptr;    // [B,48,R,R,R]
+  const float* wave = nullptr;     // [B,R,R,R]
+  const float* ef = nullptr;       // [B,R,R,R]
+  const float* scalars = nullptr;  // [B,8]
+  float* out = nullptr;            // [B,64,R,R,R], must not overlap the inputs
+  int64_t batch = 0;
+  int64_t resolution = 0;
+};
+
+}  // namespace ops
+}  // namespace fieldbrain

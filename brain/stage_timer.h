@@ -8,6 +8,9 @@
 
 #include <array>
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fieldbrain {
 
@@ -44,6 +47,26 @@ class StageTimer {
   Clock::time_point last_{};
   std::array<const char*, kMaxStages> names_{};
   std::array<double, kMaxStages> ms_{};
+};
+
+// Stage times summed over many cycles, in cycle order (for tools that report means).
+class StageTotals {
+ public:
+  void add(const StageTimer& cycle) {
+    for (int i = 0; i < cycle.size(); ++i) {
+      if (totals_.size() <= static_cast<size_t>(i)) totals_.emplace_back(cycle.name(i), 0.0);
+      totals_[i].second += cycle.ms(i);
+    }
+  }
+  // (stage, mean ms) over `cycles` cycles.
+  std::vector<std::pair<std::string, double>> means(int64_t cycles) const {
+    auto out = totals_;
+    for (auto& stage : out) stage.second /= static_cast<double>(cycles);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> totals_;
 };
 
 }  // namespace fieldbrain

@@ -101,7 +101,7 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
   FieldBrain brain(config, keys);
   brain->set_stage_timing(true);
-  std::vector<std::pair<std::string, double>> stages;  // summed over the timed cycles
+  StageTotals stages;  // over the timed cycles
   const int64_t S = config.sensory_dim;
   // A smooth stream: each sensor a slow sinusoid with its own phase, no reward.
   const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
@@ -111,15 +111,9 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", B, R, budget,
                      [&](int64_t i) {
                        brain->step(sensors[i % 64], reward);
-                       const auto& st = brain->stage_times();
-                       if (i == 0) return;  // the untimed warm-up
-                       for (int k = 0; k < st.size(); ++k) {
-                         if (stages.size() <= static_cast<size_t>(k)) stages.emplace_back(st.name(k), 0.0);
-                         stages[k].second += st.ms(k);
-                       }
+                       if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up
                      });
-  for (auto& st : stages) st.second /= static_cast<double>(row.iterations);
-  row.stage_ms = stages;
+  row.stage_ms = stages.means(row.iterations);
   row.note = "field_step " + field_step;
   return row;
 }

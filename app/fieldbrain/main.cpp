@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));
     fieldbrain::FieldBrain brain(config, keys);
     brain->set_stage_timing(stages);
-    std::vector<std::pair<std::string, double>> stage_ms;  // summed over cycles, in order
+    fieldbrain::StageTotals stage_totals;
     std::vector<fieldbrain::PicarxStream> streams;
     for (int64_t b = 0; b < robots; ++b) streams.emplace_back(config.sensory_dim, config.seed + b);
 
@@ -108,11 +108,7 @@ int main(int argc, char** argv) {
         for (int64_t s = 0; s < config.sensory_dim; ++s) acc[b][s] = v[s];
       }
       motors = brain->step(sensors, reward);
-      const auto& st = brain->stage_times();
-      for (int i = 0; i < st.size(); ++i) {
-        if (stage_ms.size() <= static_cast<size_t>(i)) stage_ms.emplace_back(st.name(i), 0.0);
-        stage_ms[i].second += st.ms(i);
-      }
+      stage_totals.add(brain->stage_times());
       if ((c + 1) % report_every == 0 || c + 1 == cycles) {
         double secs = std::chrono::duration<double>(Clock::now() - start).count();
         fmt::print("  cycle {:>7}/{}  {:8.2f} cycles/s\n", c + 1, cycles, (c + 1) / secs);
@@ -125,7 +121,7 @@ int main(int argc, char** argv) {
                config.field_step, cycles / secs, ms, robots * cycles / secs);
     if (stages) {
       fmt::print("mean host ms per stage:\n");
-      for (const auto& [name, total] : stage_ms) fmt::print("  {:<20} {:9.3f}\n", name, total / cycles);
+      for (const auto& [name, ms] : stage_totals.means(cycles)) fmt::print("  {:<20} {:9.3f}\n", name, ms);
     }
     std::cout << "motors of the last cycle: " << motors[0] << "\n";
     std::cout << "telemetry of the last cycle (robot 0):\n" << brain->telemetry(0).dump(2) << "\n";

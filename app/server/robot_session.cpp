@@ -360,9 +360,6 @@ void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
                          r.resumed ? ", resumed" : "");
           }
           then(r);
-          if (self->attached_) {
-            spdlog::debug("{}: S={} M={}", r.key, self->caps_.sensory_dim, self->caps_.motor_dim);
-          }
         });
       });
   if (!queued) {

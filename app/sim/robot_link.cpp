@@ -45,6 +45,20 @@ Framing parse_framing(const std::string& text) {
   throw std::invalid_argument("framing must be a, b, c or json, not '" + text + "'");
 }
 
+std::string framing_label(Framing framing) {
+  switch (framing) {
+    case Framing::A:
+      return "a";
+    case Framing::B:
+      return "b";
+    case Framing::C:
+      return "c";
+    case Framing::JsonLines:
+      return "json";
+  }
+  return "?";
+}
+
 RobotLink::RobotLink(LinkOptions options)
     : options_(std::move(options)), socket_("", options_.timeout_s) {}
 

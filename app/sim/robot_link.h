@@ -45,6 +45,8 @@ std::pair<std::string, int> parse_host_port(const std::string& text);
 
 // Parses "a", "b" or "json" (also "c"); throws std::invalid_argument otherwise.
 Framing parse_framing(const std::string& text);
+// The inverse: the name parse_framing accepts ("a", "b", "c", "json").
+std::string framing_label(Framing framing);
 
 class RobotLink {
  public:

@@ -146,20 +146,6 @@ void validate(const SimOptions& o) {
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be positive");
 }
 
-std::string framing_label(Framing f) {
-  switch (f) {
-    case Framing::A:
-      return "a";
-    case Framing::B:
-      return "b";
-    case Framing::C:
-      return "c";
-    case Framing::JsonLines:
-      return "json";
-  }
-  return "?";
-}
-
 }  // namespace
 
 bool SimReport::ok() const {

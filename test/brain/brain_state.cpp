@@ -42,6 +42,10 @@ BrainConfig small_config(int64_t R, int64_t S, int64_t M) {
   return c;
 }
 
+double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
 torch::Tensor test_sensors(int64_t cycle, const std::vector<uint64_t>& keys, int64_t S) {
   auto t = torch::empty({static_cast<int64_t>(keys.size()), S}, torch::kFloat);
   for (size_t b = 0; b < keys.size(); ++b) {

@@ -19,6 +19,8 @@ std::map<std::string, torch::Tensor> snapshot(const FieldBrainImpl& brain);
 // Name of the first buffer that differs (bitwise) between two snapshots, "" when none does.
 std::string first_difference(const std::map<std::string, torch::Tensor>& a,
                              const std::map<std::string, torch::Tensor>& b);
+// max |a - b| over all elements, computed in double.
+double max_diff(const torch::Tensor& a, const torch::Tensor& b);
 // A config small enough for fast tests.
 BrainConfig small_config(int64_t R = 8, int64_t S = 24, int64_t M = 4);
 // Deterministic test inputs: smooth sensors per (robot key, cycle), with an occasional reward.

@@ -34,10 +34,6 @@ torch::Tensor sensors_of(int64_t i, const std::vector<uint64_t>& keys, int64_t S
   return s;
 }
 
-double fast_vs_reference(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a - b).abs().max().item<double>();
-}
-
 // Both paths from the same seed and inputs, compared after every cycle (motors and the whole
 // field). The reference step is slow (~0.2 s per robot at R = 32 on 2 threads), so this uses
 // every hardware thread.
@@ -55,8 +51,8 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
     const auto r = test_reward(i, keys);
     const auto m_ref = reference->step(s, r);
     const auto m_fast = fast->step(s, r);
-    const double dm = fast_vs_reference(m_ref, m_fast);
-    const double df = fast_vs_reference(reference->field(), fast->field());
+    const double dm = max_diff(m_ref, m_fast);
+    const double df = max_diff(reference->field(), fast->field());
     worst_motors = std::max(worst_motors, dm);
     worst_field = std::max(worst_field, df);
     INFO("cycle " << i << ": motors differ by " << dm << ", fields by " << df);

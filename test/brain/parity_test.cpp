@@ -17,10 +17,6 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
-}
-
 struct Worst {
   double value = 0.0;
   int64_t cycle = -1;

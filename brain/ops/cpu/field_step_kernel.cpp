@@ -64,11 +64,11 @@ size_t scratch_budget_floats() {
 // Slab thickness (x planes) of a pass-1 task: keep its scratch within the budget (thinner
 // slabs recompute relatively more halo) and give every thread work even for one robot.
 int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
-  const size_t kBudgetFloats = scratch_budget_floats();
+  const size_t budget = scratch_budget_floats();
   const int64_t threads = std::max<int64_t>(1, at::get_num_threads());
   int64_t slabs = std::max<int64_t>(1, (threads + B - 1) / B);
   int64_t planes = (R + slabs - 1) / slabs;
-  while (planes > 2 && p.pass1_scratch_floats(R, planes) > kBudgetFloats) {
+  while (planes > 2 && p.pass1_scratch_floats(R, planes) > budget) {
     ++slabs;
     planes = (R + slabs - 1) / slabs;
   }

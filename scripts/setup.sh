@@ -8,6 +8,7 @@ PACKAGES=(
   libfmt-dev libspdlog-dev libcli11-dev
   libssl-dev libpng-dev libstb-dev
   libsleef-dev python3-matplotlib
+  chromium chromium-driver python3-selenium
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

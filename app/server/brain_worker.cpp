@@ -69,7 +69,8 @@ bool BrainWorker::attach(std::string base_key, std::string framing, int sensory_
 }
 
 bool BrainWorker::step(RobotId id, std::vector<float> sensors, float reward, StepDone done) {
-  return push(StepJob{id, std::move(sensors), reward, std::move(done)});
+  return push(
+      StepJob{id, std::move(sensors), reward, std::move(done), std::chrono::steady_clock::now()});
 }
 
 bool BrainWorker::detach(RobotId id) { return push(DetachJob{id}); }
@@ -208,6 +209,10 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.avg_cycle_ms = robot.brain_ms_total / robot.view.session_cycles;
     robot.view.last_sensors = std::move(job.sensors);
     robot.view.last_motors = r.motors;
+    robot.view.last_reward = job.reward;
+    robot.view.last_latency_ms = std::chrono::duration<double, std::milli>(
+                                     std::chrono::steady_clock::now() - job.queued_at)
+                                     .count();
     job.done(std::move(r));
     if (options_.save_every_cycles > 0 && robot.view.cycle > 0 &&
         robot.view.cycle % options_.save_every_cycles == 0) {
@@ -248,6 +253,8 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   const size_t ns = std::min<size_t>(16, v.last_sensors.size());
   line["sensors"] = std::vector<float>(v.last_sensors.begin(), v.last_sensors.begin() + ns);
   line["motors"] = v.last_motors;
+  line["reward"] = v.last_reward;
+  line["latency_ms"] = v.last_latency_ms;
   publish(v.cycle, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

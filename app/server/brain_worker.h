@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -64,6 +65,8 @@ struct RobotView {
   double avg_cycle_ms = 0;     // time in the brain per cycle (its share of a batch call)
   std::vector<float> last_sensors;
   std::vector<float> last_motors;
+  float last_reward = 0;
+  double last_latency_ms = 0;  // last frame: queued for the brain -> its motors ready
 };
 
 class BrainWorker {
@@ -119,6 +122,7 @@ class BrainWorker {
     std::vector<float> sensors;
     float reward;
     StepDone done;
+    std::chrono::steady_clock::time_point queued_at;
   };
   struct DetachJob {
     RobotId id;

@@ -10,6 +10,7 @@
 #include "app/server/server.h"
 #include "app/server/server_cli.h"
 #include "app/server/torch_brain_engine.h"
+#include "app/server/web/web_monitor.h"
 
 int main(int argc, char** argv) {
   using namespace fieldbrain::server;
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   try {
     std::unique_ptr<BrainEngine> engine = make_field_brain_engine(cli.config.brain);
     Server server(cli.config, *engine);
+    web::WebMonitor web_monitor(server);  // web_port; off by default
     // Block the signals in this thread before any other thread starts would be the POSIX
     // way; Asio's signal_set handles delivery to whichever thread and queues it for us.
     boost::asio::io_context signals_io;
@@ -32,10 +34,12 @@ int main(int argc, char** argv) {
       if (!ec) received = sig;
     });
     server.start();
+    web_monitor.start();
     spdlog::info("ready; brain {}", engine->describe().dump());
     signals_io.run();
     spdlog::info("signal {} received", received);
     server.stop();
+    web_monitor.stop();
     return 0;
   } catch (const std::exception& e) {
     spdlog::critical("fieldbrain-server: {}", e.what());

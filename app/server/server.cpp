@@ -78,6 +78,7 @@ void Server::start() {
     monitor_port_ = monitor_acceptor_.local_endpoint().port();
   }
   worker_.set_publisher([this](int64_t cycle, std::string line) {
+    for (const auto& listener : telemetry_listeners_) listener(cycle, line);
     asio::post(io_, [this, cycle, line = std::move(line)] {
       for (const auto& m : monitors_) m->push(cycle, line);
     });

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "app/server/brain_engine.h"
 #include "app/server/brain_worker.h"
@@ -37,6 +38,11 @@ class Server {
   ServerStats& stats() { return stats_; }
   BrainWorker& worker() { return worker_; }
   size_t robot_connections() const { return robot_connections_.load(); }
+  // Another consumer of the telemetry lines (the web monitor); call before start(). It runs
+  // on the brain worker thread, so it must only hand the line off.
+  void add_telemetry_listener(BrainWorker::Publish listener) {
+    telemetry_listeners_.push_back(std::move(listener));
+  }
 
  private:
   void accept_robot();
@@ -58,6 +64,7 @@ class Server {
   std::set<std::shared_ptr<RobotSession>> sessions_;    // I/O thread only
   std::set<std::shared_ptr<MonitorSession>> monitors_;  // I/O thread only
   std::atomic<size_t> robot_connections_{0};
+  std::vector<BrainWorker::Publish> telemetry_listeners_;
   std::thread io_thread_;
   uint16_t port_ = 0, monitor_port_ = 0;
   bool started_ = false, stopped_ = false;

@@ -24,6 +24,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "JSON config file (configs/default.json)");
   app.add_flag("--print-config", out.print_config, "print the merged config and exit");
 
+  std::optional<std::string> web_host;
+  std::optional<int> web_port;
+  override_flag(app, "--web-port", web_port, "web monitor port (0 = ephemeral, -1 = off)");
+  override_flag(app, "--web-host", web_host, "web monitor address (default 127.0.0.1)");
   std::optional<std::string> host, state_dir, log_level, field_step, device;
   std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients;
   std::optional<uint32_t> max_frame_floats;
@@ -83,6 +87,8 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (log_level) c.log_level = *log_level;
   if (subscriber_queue) c.subscriber_queue = *subscriber_queue;
   if (max_monitor_clients) c.max_monitor_clients = *max_monitor_clients;
+  if (web_port) c.web_port = *web_port;
+  if (web_host) c.web_host = *web_host;
   if (resolution) c.brain["resolution"] = *resolution;
   if (attractor_capacity) c.brain["attractor_capacity"] = *attractor_capacity;
   if (seed) c.brain["seed"] = *seed;

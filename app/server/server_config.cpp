@@ -40,6 +40,8 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
                                               "log_level",
                                               "subscriber_queue",
                                               "max_monitor_clients",
+                                              "web_port",
+                                              "web_host",
                                               "brain"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
@@ -60,6 +62,8 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "log_level", c.log_level);
   read_key(j, "subscriber_queue", c.subscriber_queue);
   read_key(j, "max_monitor_clients", c.max_monitor_clients);
+  read_key(j, "web_port", c.web_port);
+  read_key(j, "web_host", c.web_host);
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
     c.brain = j.at("brain");
@@ -81,6 +85,8 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"log_level", c.log_level},
        {"subscriber_queue", c.subscriber_queue},
        {"max_monitor_clients", c.max_monitor_clients},
+       {"web_port", c.web_port},
+       {"web_host", c.web_host},
        {"brain", c.brain}};
 }
 
@@ -102,6 +108,8 @@ void ServerConfig::validate() const {
           "must be one of trace, debug, info, warn, error, critical, off");
   require(subscriber_queue >= 1, "subscriber_queue", "must be >= 1");
   require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
+  require(web_port >= -1 && web_port <= 65535, "web_port", "must be in -1..65535 (-1 = off)");
+  require(!web_host.empty(), "web_host", "must be an address");
 }
 
 ServerConfig load_server_config(const std::string& path) {

@@ -24,6 +24,8 @@ struct ServerConfig {
   std::string log_level = "info";    // trace, debug, info, warn, error, critical, off
   size_t subscriber_queue = 256;     // lines a monitor subscriber may lag before drops
   int max_monitor_clients = 32;
+  int web_port = -1;                   // web monitor (app/server/web/); -1 = off, 0 = ephemeral
+  std::string web_host = "127.0.0.1";  // loopback only unless asked: the page has no login
   nlohmann::json brain = nlohmann::json::object();  // BrainConfig keys
 
   // Throws std::invalid_argument naming the key when a value is out of range.

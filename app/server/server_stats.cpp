@@ -45,6 +45,18 @@ void ServerStats::error(int code, const std::string& who, const std::string& mes
                      {"message", message},
                      {"details", nlohmann::json::object()}});
   if (recent_.size() > 10) recent_.pop_front();
+  if (!by_source_.count(who) && by_source_.size() >= kMaxErrorSources) {
+    // Bounded: forget the source whose last error is oldest.
+    auto oldest = by_source_.begin();
+    for (auto it = by_source_.begin(); it != by_source_.end(); ++it) {
+      if (it->second.last_at < oldest->second.last_at) oldest = it;
+    }
+    by_source_.erase(oldest);
+  }
+  SourceErrors& src = by_source_[who];
+  ++src.count;
+  src.last_code = code;
+  src.last_at = epoch_seconds();
 }
 
 void ServerStats::subscriber_drop() {
@@ -55,6 +67,15 @@ void ServerStats::subscriber_drop() {
 uint64_t ServerStats::subscriber_drops() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return subscriber_drops_;
+}
+
+nlohmann::json ServerStats::errors_by_source() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [who, e] : by_source_) {
+    out[who] = {{"count", e.count}, {"code", e.last_code}, {"at", e.last_at}};
+  }
+  return out;
 }
 
 uint64_t ServerStats::total_errors() const {

@@ -30,6 +30,9 @@ class ServerStats {
   uint64_t subscriber_drops() const;
 
   uint64_t total_errors() const;
+  // Errors per robot key or peer address (the web monitor's bad-frame count and "refused"):
+  // {who: {"count":n,"code":last code,"at":epoch s}}, the most recent kMaxErrorSources only.
+  nlohmann::json errors_by_source() const;
   uint64_t errors_with_code(int code) const;
   uint64_t total_messages() const;
   double uptime_s() const;
@@ -49,6 +52,13 @@ class ServerStats {
   std::map<int, uint64_t> by_code_;
   std::map<std::string, uint64_t> by_category_;
   std::deque<nlohmann::json> recent_;  // last 10
+  struct SourceErrors {
+    uint64_t count = 0;
+    int last_code = 0;
+    double last_at = 0;
+  };
+  static constexpr size_t kMaxErrorSources = 256;
+  std::map<std::string, SourceErrors> by_source_;
 };
 
 }  // namespace fieldbrain::server

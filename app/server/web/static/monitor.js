@@ -1,0 +1,240 @@
+// fieldbrain live monitor: one WebSocket (/ws), messages pushed by the server
+// (docs/web-monitor.md): hello, robots (4 Hz), telemetry (the selected robot's plot points),
+// field (the selected slice, 2 Hz), error. The page sends only its selection.
+(function () {
+  'use strict';
+  const WINDOW = 300;  // plot points kept per series
+  const MOTOR_COLOURS = ['#4fb3ff', '#ff9f43', '#3ecf8e', '#f368e0', '#feca57', '#a29bfe',
+                         '#ff6b6b', '#1dd1a1'];
+  const state = {
+    ws: null, retryMs: 500, robots: [], selected: null, channel: 0, z: -1, resolution: 0,
+    motorDim: 0, series: null, motorPlot: null, signalPlot: null, drawQueued: false,
+    field: null,
+  };
+  const $ = (id) => document.getElementById(id);
+
+  // ---- connection -------------------------------------------------------------------------
+  function connect() {
+    const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
+    state.ws = ws;
+    ws.onopen = () => {
+      state.retryMs = 500;
+      setConnection(true, 'live');
+      sendSelection();
+    };
+    ws.onclose = () => {
+      setConnection(false, 'disconnected, retrying…');
+      setTimeout(connect, state.retryMs);
+      state.retryMs = Math.min(5000, state.retryMs * 2);
+    };
+    ws.onmessage = (event) => {
+      let msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      if (msg.type === 'robots') onRobots(msg);
+      else if (msg.type === 'telemetry') onTelemetry(msg);
+      else if (msg.type === 'field') onField(msg);
+      else if (msg.type === 'error') console.warn('server:', msg.message);
+    };
+  }
+  function setConnection(up, text) {
+    $('connection').className = 'connection ' + (up ? 'up' : 'down');
+    $('connection-text').textContent = text;
+  }
+  function sendSelection() {
+    if (!state.ws || state.ws.readyState !== WebSocket.OPEN || !state.selected) return;
+    state.ws.send(JSON.stringify({ type: 'select', robot: state.selected, channel: state.channel, z: state.z }));
+  }
+
+  // ---- robots and totals --------------------------------------------------------------------
+  const fmt = (v, digits) => (v === undefined || v === null) ? '–' : Number(v).toFixed(digits);
+  const count = (v) => (v === undefined || v === null) ? '–' : Number(v).toLocaleString('en-US');
+  function uptime(s) {
+    s = Math.floor(s || 0);
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    return h ? `${h}h ${m}m` : (m ? `${m}m ${s % 60}s` : `${s}s`);
+  }
+  function onRobots(msg) {
+    state.robots = msg.robots;
+    if (msg.resolution && msg.resolution !== state.resolution) setResolution(msg.resolution);
+    const t = msg.totals;
+    $('t-robots').textContent = count(t.robots);
+    $('t-robot-cycles').textContent = count(t.robot_cycles);
+    $('t-brain-calls').textContent = count(t.brain_calls);
+    $('t-per-call').textContent = fmt(t.robots_per_call, 2);
+    $('t-saves').textContent = count(t.saves);
+    $('t-errors').textContent = count(t.errors);
+    $('t-dropped').textContent = count(t.web_dropped);
+    $('t-uptime').textContent = uptime(t.uptime_s);
+    const live = msg.robots.filter((r) => r.state !== 'refused');
+    if ((!state.selected || !live.some((r) => r.key === state.selected)) && live.length) {
+      select(live[0].key);
+    }
+    renderTable();
+  }
+  function renderTable() {
+    const body = document.querySelector('#robots tbody');
+    body.textContent = '';
+    if (!state.robots.length) {
+      body.innerHTML = '<tr class="empty"><td colspan="8">no robot connected yet</td></tr>';
+      return;
+    }
+    for (const r of state.robots) {
+      const tr = document.createElement('tr');
+      tr.dataset.robot = r.key;
+      tr.dataset.cycle = r.cycle;
+      if (r.key === state.selected) tr.className = 'selected';
+      const dims = r.sensory_dim ? `${r.sensory_dim}×${r.motor_dim}` : '–';
+      const cells = [r.key, r.framing || '–', dims, count(r.cycle), fmt(r.rate, 1),
+                     r.latency_ms === undefined ? '–' : fmt(r.latency_ms, 2), count(r.bad_frames)];
+      cells.forEach((text, i) => {
+        const td = document.createElement('td');
+        td.textContent = text;
+        if (i >= 3) td.className = 'num';
+        tr.appendChild(td);
+      });
+      const td = document.createElement('td');
+      const badge = document.createElement('span');
+      badge.className = 'state ' + r.state;
+      badge.textContent = r.state;
+      td.appendChild(badge);
+      tr.appendChild(td);
+      if (r.state !== 'refused') tr.onclick = () => select(r.key);
+      body.appendChild(tr);
+    }
+  }
+  function select(key) {
+    if (key === state.selected) return;
+    state.selected = key;
+    state.series = null;  // a new robot starts a new plot
+    state.field = null;
+    $('plot-robot').textContent = key;
+    sendSelection();
+    renderTable();
+  }
+
+  // ---- plots (uPlot) ------------------------------------------------------------------------
+  const axis = { stroke: '#7d8b99', grid: { stroke: '#222c38', width: 1 }, ticks: { stroke: '#263241' } };
+  function plotWidth(id) { return Math.max(320, $(id).clientWidth || 600); }
+  function makePlot(id, series, yRange) {
+    $(id).textContent = '';
+    const opts = {
+      width: plotWidth(id), height: 200,
+      scales: { x: { time: false }, y: yRange ? { range: yRange } : {} },
+      axes: [Object.assign({ label: 'cycle', labelSize: 16 }, axis), axis],
+      series: [{ label: 'cycle' }].concat(series),
+      legend: { live: true },
+      cursor: { drag: { x: false, y: false } },
+    };
+    const empty = [[]].concat(series.map(() => []));
+    return new uPlot(opts, empty, $(id));
+  }
+  function ensurePlots(motorDim) {
+    if (state.motorPlot && state.motorDim === motorDim) return;
+    if (state.motorPlot) state.motorPlot.destroy();
+    if (!state.signalPlot) {
+      state.signalPlot = makePlot('signal-plot', [
+        { label: 'reward', stroke: '#feca57', width: 1.5 },
+        { label: 'confidence', stroke: '#3ecf8e', width: 1.5 },
+        { label: 'novelty', stroke: '#f368e0', width: 1.5 },
+      ]);
+    }
+    const series = [];
+    for (let i = 0; i < motorDim; i++) {
+      series.push({ label: 'm' + i, stroke: MOTOR_COLOURS[i % MOTOR_COLOURS.length], width: 1.5 });
+    }
+    state.motorPlot = makePlot('motor-plot', series, [-1, 1]);
+    state.motorDim = motorDim;
+  }
+  function onTelemetry(msg) {
+    if (msg.robot !== state.selected || !Array.isArray(msg.motors)) return;
+    const m = msg.motors.length;
+    if (!state.series || state.series.motors.length !== m) {
+      state.series = { x: [], motors: Array.from({ length: m }, () => []), reward: [], confidence: [], novelty: [] };
+    }
+    const s = state.series;
+    const last = s.x.length ? s.x[s.x.length - 1] : -Infinity;
+    if (msg.cycle <= last) {  // the robot reconnected with an older brain: start over
+      s.x.length = 0; s.reward.length = 0; s.confidence.length = 0; s.novelty.length = 0;
+      s.motors.forEach((a) => { a.length = 0; });
+    }
+    s.x.push(msg.cycle);
+    msg.motors.forEach((v, i) => s.motors[i].push(v));
+    s.reward.push(msg.reward);
+    s.confidence.push(msg.confidence);
+    s.novelty.push(msg.novelty);
+    if (s.x.length > WINDOW) {
+      const cut = s.x.length - WINDOW;
+      for (const a of [s.x, s.reward, s.confidence, s.novelty].concat(s.motors)) a.splice(0, cut);
+    }
+    ensurePlots(m);
+    if (!state.drawQueued) {  // at most one redraw per frame, however fast points arrive
+      state.drawQueued = true;
+      requestAnimationFrame(draw);
+    }
+  }
+  function draw() {
+    state.drawQueued = false;
+    const s = state.series;
+    if (!s || !state.motorPlot) return;
+    state.motorPlot.setData([s.x.slice()].concat(s.motors.map((a) => a.slice())));
+    state.signalPlot.setData([s.x.slice(), s.reward.slice(), s.confidence.slice(), s.novelty.slice()]);
+  }
+  window.addEventListener('resize', () => {
+    if (state.motorPlot) state.motorPlot.setSize({ width: plotWidth('motor-plot'), height: 200 });
+    if (state.signalPlot) state.signalPlot.setSize({ width: plotWidth('signal-plot'), height: 200 });
+  });
+
+  // ---- heat map -----------------------------------------------------------------------------
+  // uPlot draws series, not images; a field slice is R×R pixels put straight into a canvas.
+  function setResolution(r) {
+    state.resolution = r;
+    const z = $('z');
+    z.textContent = '';
+    for (let i = 0; i < r; i++) z.add(new Option(String(i) + (i === Math.floor(r / 2) ? ' (middle)' : ''), i));
+    z.value = state.z < 0 || state.z >= r ? Math.floor(r / 2) : state.z;
+  }
+  function fillChannels() {
+    const names = { 62: ' (motor echo)', 63: ' (motor echo)', 0: ' (content)' };
+    const c = $('channel');
+    for (let i = 0; i < 64; i++) c.add(new Option(i + (names[i] || ''), i));
+    c.onchange = () => { state.channel = Number(c.value); sendSelection(); };
+    $('z').onchange = () => { state.z = Number($('z').value); sendSelection(); };
+  }
+  function colour(t) {  // t in [-1, 1]: blue, light grey at 0, red
+    const lerp = (a, b, u) => Math.round(a + (b - a) * u);
+    if (t < 0) { const u = -t; return [lerp(221, 59, u), lerp(221, 76, u), lerp(221, 192, u)]; }
+    return [lerp(221, 180, t), lerp(221, 4, t), lerp(221, 38, t)];
+  }
+  function onField(msg) {
+    if (msg.robot !== state.selected) return;
+    const r = msg.resolution, v = msg.values;
+    if (!r || !Array.isArray(v) || v.length !== r * r) return;
+    state.field = msg;
+    let lo = Infinity, hi = -Infinity;
+    for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; }
+    const scale = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+    const canvas = $('heatmap');
+    if (canvas.width !== r) { canvas.width = r; canvas.height = r; }
+    const ctx = canvas.getContext('2d');
+    const img = ctx.createImageData(r, r);
+    for (let i = 0; i < r * r; i++) {
+      const [R, G, B] = colour(v[i] / scale);
+      img.data[4 * i] = R; img.data[4 * i + 1] = G; img.data[4 * i + 2] = B; img.data[4 * i + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    $('field-caption').textContent = `${msg.robot} · channel ${msg.channel} · z ${msg.z} · ${r}×${r}`;
+    $('legend-min').textContent = (-scale).toPrecision(3);
+    $('legend-max').textContent = scale.toPrecision(3);
+  }
+
+  // What the browser test reads (test/web/browser_test.py).
+  window.fieldbrainMonitor = {
+    robots: () => state.robots.map((r) => ({ key: r.key, cycle: r.cycle, state: r.state })),
+    selected: () => state.selected,
+    motorPoints: () => (state.motorPlot && state.motorPlot.data[0] ? state.motorPlot.data[0].length : 0),
+    fieldShown: () => !!state.field,
+  };
+
+  fillChannels();
+  connect();
+})();

@@ -1,0 +1,259 @@
+// The web monitor (app/server/web/) against an in-process server with the toy brain: its
+// HTTP side, the WebSocket pushes a browser gets, bad control messages, and the message
+// builders. The real browser and the stalled-client rate test are in test/web/.
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <set>
+#include <spdlog/spdlog.h>
+
+#include "app/server/web/web_assets.h"
+#include "app/server/web/web_messages.h"
+#include "app/server/web/web_monitor.h"
+#include "test/server/healthy_robot.h"
+#include "test/server/toy_engine.h"
+
+using namespace fieldbrain::server;
+using namespace fieldbrain::server::testing;
+using namespace fieldbrain::server::web;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = boost::asio::ip::tcp;
+using nlohmann::json;
+
+namespace {
+
+// A toy-brain server with the web monitor, in the order web_monitor.h asks for.
+struct WebServer {
+  WebServer() {
+    ServerConfig c = test_config();
+    c.web_port = 0;
+    spdlog::set_level(spdlog::level::from_str(c.log_level));
+    server = std::make_unique<Server>(c, engine);
+    web = std::make_unique<WebMonitor>(*server);
+    server->start();
+    web->start();
+  }
+  ~WebServer() {
+    server->stop();
+    web->stop();
+  }
+  ToyEngine engine;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<WebMonitor> web;
+};
+
+// A blocking socket whose reads give up after two seconds instead of hanging the test.
+void with_read_timeout(tcp::socket& s) {
+  timeval tv{2, 0};
+  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+http::response<http::string_body> request(uint16_t port, http::verb verb, const std::string& target) {
+  boost::asio::io_context io;
+  tcp::socket s(io);
+  s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  with_read_timeout(s);
+  http::request<http::string_body> req{verb, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  req.keep_alive(false);
+  http::write(s, req);
+  beast::flat_buffer buf;
+  http::response<http::string_body> res;
+  http::read(s, buf, res);
+  return res;
+}
+
+struct Browser {
+  explicit Browser(uint16_t port) : ws(io) {
+    ws.next_layer().connect({boost::asio::ip::make_address("127.0.0.1"), port});
+    with_read_timeout(ws.next_layer());
+    ws.handshake("127.0.0.1", "/ws");
+  }
+  json read() {
+    beast::flat_buffer buf;
+    ws.read(buf);
+    return json::parse(beast::buffers_to_string(buf.data()));
+  }
+  // Reads until a message of `type` satisfying `ok` arrives (at most `limit` messages).
+  json read_until(const std::string& type, const std::function<bool(const json&)>& ok,
+                  int limit = 2000) {
+    for (int i = 0; i < limit; ++i) {
+      json m = read();
+      if (m.value("type", "") == type && ok(m)) return m;
+    }
+    FAIL("no '" << type << "' message as expected within " << limit << " messages");
+    return {};
+  }
+  void send(const std::string& text) { ws.write(boost::asio::buffer(text)); }
+  boost::asio::io_context io;
+  beast::websocket::stream<tcp::socket> ws;
+};
+
+RobotView view(const std::string& key, int64_t cycle) {
+  RobotView v;
+  v.key = key;
+  v.framing = "B";
+  v.cycle = cycle;
+  v.session_cycles = cycle;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("the web monitor serves its page and uPlot from the binary, and nothing else",
+          "[server][web]") {
+  WebServer srv;
+  REQUIRE(srv.web->enabled());
+  auto page = request(srv.web->port(), http::verb::get, "/");
+  CHECK(page.result() == http::status::ok);
+  CHECK(std::string(page[http::field::content_type]).rfind("text/html", 0) == 0);
+  CHECK(page.body().find("uPlot.iife.min.js") != std::string::npos);
+  CHECK(page.body().find("monitor.js") != std::string::npos);
+
+  auto uplot = request(srv.web->port(), http::verb::get, "/uPlot.iife.min.js?v=1");
+  CHECK(uplot.result() == http::status::ok);
+  CHECK(uplot.body().rfind("/*! https://github.com/leeoniya/uPlot", 0) == 0);
+
+  CHECK(request(srv.web->port(), http::verb::get, "/../etc/passwd").result() ==
+        http::status::not_found);
+  CHECK(request(srv.web->port(), http::verb::get, "/nothing.js").result() ==
+        http::status::not_found);
+  CHECK(request(srv.web->port(), http::verb::post, "/").result() ==
+        http::status::method_not_allowed);
+}
+
+TEST_CASE("a browser gets the robots, its robot's plot points and field slices over the WebSocket",
+          "[server][web]") {
+  WebServer srv;
+  HealthyRobot robot(srv.server->port(), "healthy");
+  REQUIRE(robot.wait_for_cycles(5));
+  Browser browser(srv.web->port());
+  CHECK(browser.read()["type"] == "hello");
+
+  const json robots = browser.read_until("robots", [](const json& m) {
+    return m["robots"].size() == 1 && m["robots"][0]["cycle"] > 0;
+  });
+  const json& row = robots["robots"][0];
+  CHECK(row["key"] == "healthy");
+  CHECK(row["framing"] == "json");
+  CHECK(row["sensory_dim"] == 6);
+  CHECK(row["motor_dim"] == 3);
+  CHECK(row["bad_frames"] == 0);
+  CHECK(row["latency_ms"].get<double>() >= 0.0);
+  CHECK(robots["totals"]["brain_calls"].get<uint64_t>() >= 1);
+  CHECK(robots["resolution"] == 4);
+
+  browser.send(json{{"type", "select"}, {"robot", "healthy"}, {"channel", 3}, {"z", 1}}.dump());
+  const json point = browser.read_until("telemetry", [](const json&) { return true; });
+  CHECK(point["robot"] == "healthy");
+  CHECK(point["motors"].size() == 3);
+  CHECK(point["reward"].get<double>() == Approx(0.1));  // what HealthyRobot sends
+  CHECK(point["confidence"].get<double>() == Approx(0.5));
+  CHECK(point["cycle"].get<int64_t>() % kTelemetryEvery == 0);
+
+  const json field = browser.read_until("field", [](const json&) { return true; });
+  CHECK(field["robot"] == "healthy");
+  CHECK(field["channel"] == 3);
+  CHECK(field["z"] == 1);
+  CHECK(field["values"].size() == 16);  // the toy brain's R = 4
+
+  // A slice the brain refuses comes back as an error, and the page keeps working.
+  browser.send(json{{"type", "select"}, {"robot", "healthy"}, {"channel", 3}, {"z", 9}}.dump());
+  const json refused = browser.read_until("error", [](const json&) { return true; });
+  CHECK(refused["message"].get<std::string>().find("out of range") != std::string::npos);
+  robot.stop();
+  CHECK(robot.failure() == "");
+}
+
+TEST_CASE("a bad control message gets an error back and a client that keeps sending them is "
+          "closed",
+          "[server][web]") {
+  WebServer srv;
+  Browser browser(srv.web->port());
+  CHECK(browser.read()["type"] == "hello");
+  browser.send("{not json");
+  const json e = browser.read_until("error", [](const json&) { return true; });
+  CHECK(e["message"].get<std::string>().find("JSON object") != std::string::npos);
+  bool closed = false;
+  for (int i = 0; i < 20 && !closed; ++i) {
+    try {
+      browser.send(R"({"type":"select","robot":7})");
+    } catch (const std::exception&) {
+      closed = true;
+    }
+  }
+  if (!closed) {
+    try {
+      for (int i = 0; i < 50; ++i) browser.read();
+    } catch (const std::exception&) {
+      closed = true;
+    }
+  }
+  CHECK(closed);
+  // The monitor still serves others.
+  Browser other(srv.web->port());
+  CHECK(other.read()["type"] == "hello");
+}
+
+TEST_CASE("control messages are checked field by field", "[server][web]") {
+  const Selection s = parse_selection(R"({"type":"select","robot":"r1","channel":62,"z":3})");
+  CHECK(s.robot == "r1");
+  CHECK(s.channel == 62);
+  CHECK(s.z == 3);
+  CHECK(parse_selection(R"({"type":"select","robot":"r1"})").z == -1);
+  CHECK_THROWS_WITH(parse_selection("[1]"), Catch::Contains("JSON object"));
+  CHECK_THROWS_WITH(parse_selection(R"({"type":"go"})"), Catch::Contains("unknown"));
+  CHECK_THROWS_WITH(parse_selection(R"({"type":"select"})"), Catch::Contains("robot"));
+  CHECK_THROWS_WITH(parse_selection(R"({"type":"select","robot":"r","channel":64})"),
+                    Catch::Contains("0..63"));
+  CHECK_THROWS_WITH(parse_selection(R"({"type":"select","robot":"r","z":"a"})"),
+                    Catch::Contains("\"z\""));
+}
+
+TEST_CASE("the robots message derives cycles per second, idle robots and refused handshakes",
+          "[server][web]") {
+  CycleRates rates;
+  rates.update({view("a", 100), view("b", 50)}, 10.0);
+  const auto& r = rates.update({view("a", 150), view("b", 50)}, 10.5);
+  CHECK(r.at("a").rate == Approx(100.0));  // 50 cycles in 0.5 s
+  CHECK(r.at("b").rate == Approx(0.0));
+
+  const json errors = {{"a", {{"count", 3}, {"code", 7001}, {"at", 10.4}}},
+                       {"10.0.0.9:5000", {{"count", 1}, {"code", 2001}, {"at", 10.2}}},
+                       {"10.0.0.8:5000", {{"count", 1}, {"code", 2001}, {"at", -100.0}}}};
+  WebTotals totals;
+  totals.brain_calls = 10;
+  totals.robot_cycles = 25;
+  // "b" last advanced at 10.0; 2 s later it is idle, while "a" advanced at 10.5.
+  const json m = robots_message({view("a", 150), view("b", 50)}, r, errors, totals, 8, 11.2);
+  REQUIRE(m["robots"].size() == 3);  // a, b and the recent refusal, not the old one
+  CHECK(m["robots"][0]["state"] == "cycling");
+  CHECK(m["robots"][0]["bad_frames"] == 3);
+  CHECK(m["robots"][1]["state"] == "idle");
+  CHECK(m["robots"][2]["key"] == "10.0.0.9:5000");
+  CHECK(m["robots"][2]["state"] == "refused");
+  CHECK(m["totals"]["robots_per_call"].get<double>() == Approx(2.5));
+}
+
+TEST_CASE("a telemetry line becomes a compact plot point; anything else is skipped",
+          "[server][web]") {
+  const auto p = telemetry_point(
+      R"({"robot_id":"r","cycles":12,"motors":[0.5,-1],"reward":0.25,"prediction_confidence":0.7,"novelty":0.1,"other":1})");
+  REQUIRE(p.has_value());
+  CHECK((*p)["robot"] == "r");
+  CHECK((*p)["cycle"] == 12);
+  CHECK((*p)["motors"] == json::array({0.5, -1}));
+  CHECK((*p)["reward"] == 0.25);
+  CHECK((*p)["confidence"] == 0.7);
+  CHECK((*p)["novelty"] == 0.1);
+  CHECK_FALSE(p->contains("other"));
+  CHECK_FALSE(telemetry_point("not json").has_value());
+  CHECK_FALSE(telemetry_point(R"({"cycles":1})").has_value());
+}

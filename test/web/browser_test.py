@@ -1,0 +1,90 @@
+"""The web monitor in a real browser: fieldbrain-server and two simulated robots, the page in
+headless Chromium (Debian's chromium + chromium-driver, driven by python3-selenium). Asserts,
+from the rendered page, that both robots are listed with growing cycle counts, that the motor
+plot has points and that the field heat map has non-uniform pixels; saves a screenshot.
+
+    browser_test.py --bin build/bin --out build/test-output/web
+"""
+import argparse
+import os
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from web_harness import Stack, wait_for
+
+# Distinct colours in the heat map canvas (computed in the page).
+HEATMAP_COLOURS_JS = """
+const c = document.getElementById('heatmap');
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+const seen = new Set();
+for (let i = 0; i < d.length; i += 4) seen.add(d[i] + ',' + d[i + 1] + ',' + d[i + 2]);
+return {width: c.width, colours: seen.size};
+"""
+
+
+def rows(driver):
+    """{robot key: cycle} as the table shows it."""
+    out = {}
+    for tr in driver.find_elements(By.CSS_SELECTOR, "#robots tbody tr[data-robot]"):
+        state = tr.find_element(By.CSS_SELECTOR, ".state").text
+        if state != "refused":
+            out[tr.get_attribute("data-robot")] = int(tr.get_attribute("data-cycle"))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    stack = Stack(args.bin, args.out, resolution=8)
+    driver = None
+    try:
+        stack.start_robots(2)
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1360,1000", "--hide-scrollbars"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.set_page_load_timeout(30)
+        driver.get(stack.url)
+        assert "fieldbrain" in driver.title, driver.title
+
+        first = wait_for("two robots in the table", lambda: (lambda r: r if len(r) == 2 else None)(
+            rows(driver)), 60)
+        print("robots on the page:", first)
+        time.sleep(2.0)
+        second = rows(driver)
+        print("two seconds later:", second)
+        assert set(second) == set(first), (first, second)
+        for key in first:
+            assert second[key] > first[key], f"{key}: cycle did not grow ({first[key]} -> {second[key]})"
+
+        points = wait_for("points in the motor plot", lambda: (lambda n: n if n >= 20 else None)(
+            driver.execute_script("return window.fieldbrainMonitor.motorPoints()")), 30)
+        print("motor plot points:", points)
+        heat = wait_for("a non-uniform heat map", lambda: (lambda h: h if h["colours"] > 1 else None)(
+            driver.execute_script(HEATMAP_COLOURS_JS)), 30)
+        print(f"heat map: {heat['width']}x{heat['width']} pixels, {heat['colours']} colours")
+        assert heat["width"] == 8, heat  # R = 8: one canvas pixel per field cell
+        legend = driver.find_element(By.ID, "t-brain-calls").text
+        assert legend not in ("", "–"), "server totals not shown"
+
+        time.sleep(1.5)  # let the plots scroll a little further for the picture
+        shot = os.path.join(args.out, "monitor.png")
+        driver.save_screenshot(shot)
+        print("screenshot:", shot)
+    finally:
+        if driver is not None:
+            driver.quit()
+        stack.close()
+    print("browser test passed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

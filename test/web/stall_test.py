@@ -1,0 +1,95 @@
+"""A WebSocket client that connects to the web monitor and never reads must not slow the
+robots: their cycle rate with it stays >= 80% of the rate without it, the server's memory
+stays bounded, and the server reports the updates the client lost.
+
+    stall_test.py --bin build/bin --out build/test-output/web-stall
+"""
+import argparse
+import base64
+import json
+import os
+import socket
+import struct
+import sys
+import time
+
+from web_harness import Stack, monitor_request, rss_kib, wait_for
+
+WINDOW_S = 3.0
+MIN_RATIO = 0.8
+RSS_GROWTH_LIMIT_KIB = 16 * 1024
+
+
+def stalled_client(port, robot):
+    """Upgrades to a WebSocket, selects `robot` (so its telemetry is pushed), never reads."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window
+    s.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+               "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    payload = json.dumps({"type": "select", "robot": robot, "channel": 0, "z": -1}).encode()
+    mask = os.urandom(4)
+    frame = bytes([0x81, 0x80 | len(payload)]) + mask + bytes(
+        b ^ mask[i % 4] for i, b in enumerate(payload))
+    s.sendall(frame)
+    return s
+
+
+def cycles_over(stack, seconds, rss_samples=None):
+    before = sum(stack.robot_cycles().values())
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if rss_samples is not None:
+            rss_samples.append(rss_kib(stack.server.pid))
+        time.sleep(0.25)
+    return sum(stack.robot_cycles().values()) - before
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    stack = Stack(args.bin, args.out, resolution=8, extra_server_args=("--subscriber-queue", "32"))
+    try:
+        stack.start_robots(2)
+        wait_for("two robots cycling", lambda: len(stack.robot_cycles()) == 2 and min(
+            stack.robot_cycles().values()) > 50, 60)
+        robot = sorted(stack.robot_cycles())[0]
+        drops_before = monitor_request(stack.monitor_port, "performance_metrics")[
+            "subscriber_lines_dropped"]
+
+        base1 = cycles_over(stack, WINDOW_S)
+        client = stalled_client(stack.web_port, robot)
+        time.sleep(2.0)  # the kernel buffers and the bounded queue fill up
+        rss = []
+        stalled = cycles_over(stack, 2 * WINDOW_S, rss)
+        drops = monitor_request(stack.monitor_port, "performance_metrics")[
+            "subscriber_lines_dropped"] - drops_before
+        client.close()
+        time.sleep(1.0)
+        base2 = cycles_over(stack, WINDOW_S)
+
+        base_rate = (base1 + base2) / (2 * WINDOW_S)
+        stall_rate = stalled / (2 * WINDOW_S)
+        growth = max(rss) - rss[0]
+        print(f"robot-cycles/s without a web client: {base_rate:.1f} ({base1} + {base2} in "
+              f"2 x {WINDOW_S} s)")
+        print(f"robot-cycles/s with a stalled web client: {stall_rate:.1f} ({stalled} in "
+              f"{2 * WINDOW_S} s), ratio {stall_rate / base_rate:.2f}")
+        print(f"server RSS during the stall: {rss[0] / 1024:.1f} -> max {max(rss) / 1024:.1f} MiB; "
+              f"updates the stalled client lost: {drops}")
+        assert base_rate > 0, "the robots did not cycle"
+        assert stall_rate >= MIN_RATIO * base_rate, (
+            f"a stalled web client slowed the robots: {stall_rate:.1f} < {MIN_RATIO} x {base_rate:.1f}")
+        assert growth <= RSS_GROWTH_LIMIT_KIB, f"server RSS grew {growth} KiB during the stall"
+        assert drops > 0, "the stalled client's bounded queue never dropped an update"
+    finally:
+        stack.close()
+    print("stall test passed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

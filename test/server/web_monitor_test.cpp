@@ -81,14 +81,15 @@ struct Browser {
     ws.read(buf);
     return json::parse(beast::buffers_to_string(buf.data()));
   }
-  // Reads until a message of `type` satisfying `ok` arrives (at most `limit` messages).
-  json read_until(const std::string& type, const std::function<bool(const json&)>& ok,
-                  int limit = 2000) {
-    for (int i = 0; i < limit; ++i) {
+  // Reads until a message of `type` satisfying `ok` arrives (within 10 s: plot points of a
+  // fast toy robot arrive by the thousand between two field refreshes).
+  json read_until(const std::string& type, const std::function<bool(const json&)>& ok) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
       json m = read();
       if (m.value("type", "") == type && ok(m)) return m;
     }
-    FAIL("no '" << type << "' message as expected within " << limit << " messages");
+    FAIL("no '" << type << "' message as expected within 10 s");
     return {};
   }
   void send(const std::string& text) { ws.write(boost::asio::buffer(text)); }

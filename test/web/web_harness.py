@@ -68,7 +68,11 @@ class Stack:
         self.port, self.monitor_port, self.web_port = ports
 
     def _spawn(self, argv, log):
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        # One OpenMP thread: on a loaded 2-core machine LibTorch's spinning OpenMP workers
+        # made an R = 8 cycle ~10x slower (240 ms vs 24 ms measured), which tells nothing
+        # about the web monitor.
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
         self.procs.append(p)
         return p
 

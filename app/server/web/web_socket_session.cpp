@@ -24,7 +24,7 @@ WebSocketSession::WebSocketSession(beast::tcp_stream stream, WebHub& hub, size_t
   // A small kernel send buffer, so a browser that stops reading reaches the bounded queue
   // quickly instead of parking megabytes in the kernel (as the monitor port does).
   boost::system::error_code ec;
-  beast::get_lowest_layer(ws_).socket().set_option(asio::socket_base::send_buffer_size(32 * 1024),
+  beast::get_lowest_layer(ws_).socket().set_option(asio::socket_base::send_buffer_size(16 * 1024),
                                                    ec);
   ws_.read_message_max(kMaxControlMessageBytes);
 }

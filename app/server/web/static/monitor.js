@@ -11,6 +11,8 @@
     motorDim: 0, series: null, motorPlot: null, signalPlot: null, drawQueued: false,
     field: null,
   };
+  const CYCLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000,
+                       100000, 200000, 500000, 1000000];
   const $ = (id) => document.getElementById(id);
 
   // ---- connection -------------------------------------------------------------------------
@@ -120,9 +122,10 @@
     const opts = {
       width: plotWidth(id), height: 200,
       scales: { x: { time: false }, y: yRange ? { range: yRange } : {} },
-      axes: [Object.assign({ label: 'cycle', labelSize: 16 }, axis), axis],
+      // Cycles are whole numbers: no 12.5 ticks.
+      axes: [Object.assign({ label: 'cycle', labelSize: 16, incrs: CYCLE_STEPS }, axis), axis],
       series: [{ label: 'cycle' }].concat(series),
-      legend: { live: true },
+      legend: { live: false },
       cursor: { drag: { x: false, y: false } },
     };
     const empty = [[]].concat(series.map(() => []));

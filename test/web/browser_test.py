@@ -26,14 +26,19 @@ return {width: c.width, colours: seen.size};
 """
 
 
+# {robot key: cycle} as the table shows it, read in one go (the table is redrawn 4x a second,
+# so element handles would go stale between calls).
+ROWS_JS = """
+const out = {};
+for (const tr of document.querySelectorAll('#robots tbody tr[data-robot]')) {
+  if (tr.querySelector('.state').textContent !== 'refused') out[tr.dataset.robot] = Number(tr.dataset.cycle);
+}
+return out;
+"""
+
+
 def rows(driver):
-    """{robot key: cycle} as the table shows it."""
-    out = {}
-    for tr in driver.find_elements(By.CSS_SELECTOR, "#robots tbody tr[data-robot]"):
-        state = tr.find_element(By.CSS_SELECTOR, ".state").text
-        if state != "refused":
-            out[tr.get_attribute("data-robot")] = int(tr.get_attribute("data-cycle"))
-    return out
+    return driver.execute_script(ROWS_JS)
 
 
 def main():

@@ -21,7 +21,8 @@ RSS_GROWTH_LIMIT_KIB = 16 * 1024
 
 
 def stalled_client(port, robot):
-    """Upgrades to a WebSocket, selects `robot` (so its telemetry is pushed), never reads."""
+    """Completes the WebSocket handshake, selects `robot` (so its plot points are pushed too),
+    then never reads again."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window
     s.connect(("127.0.0.1", port))
@@ -29,6 +30,15 @@ def stalled_client(port, robot):
     s.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    # A client may send frames only after the server's 101 (RFC 6455 4.1): read up to it.
+    s.settimeout(10)
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        chunk = s.recv(1)
+        if not chunk:
+            raise AssertionError("web monitor closed the WebSocket handshake")
+        reply += chunk
+    assert reply.startswith(b"HTTP/1.1 101"), reply
     payload = json.dumps({"type": "select", "robot": robot, "channel": 0, "z": -1}).encode()
     mask = os.urandom(4)
     frame = bytes([0x81, 0x80 | len(payload)]) + mask + bytes(
@@ -71,9 +81,10 @@ def main():
             client = stalled_client(stack.web_port, robot)
             # Measure only once the stall is complete: the kernel buffers and the bounded
             # queue are full and updates are being dropped.
-            start = dropped_updates(stack)
+            start, t0 = dropped_updates(stack), time.monotonic()
             wait_for("the stalled client's queue to overflow",
                      lambda: dropped_updates(stack) > start, 120, poll_s=0.25)
+            fill = time.monotonic() - t0
             start = dropped_updates(stack)
             s = cycles_over(stack, WINDOW_S, rss)
             drops += dropped_updates(stack) - start
@@ -82,7 +93,8 @@ def main():
             b = cycles_over(stack, WINDOW_S)
             stalled += s
             base += b
-            print(f"round {round_ + 1}: {s} robot-cycles with the stalled client, {b} without")
+            print(f"round {round_ + 1}: {s} robot-cycles with the stalled client, {b} without "
+                  f"(its queue overflowed {fill:.1f} s after it connected)")
 
         base_rate = base / (ROUNDS * WINDOW_S)
         stall_rate = stalled / (ROUNDS * WINDOW_S)

@@ -23,11 +23,14 @@ void WebHub::stop() {
   auto sessions = sessions_;  // close() calls leave(), which edits the set
   for (const auto& s : sessions) s->close("web monitor stopping");
   sessions_.clear();
+  any_browser_.store(false);
   if (subscribed_) worker_.remove_period(kTelemetryEvery);
   subscribed_ = false;
 }
 
 void WebHub::offer_telemetry(std::string line) {
+  // Lines also flow when only monitor-port subscribers want them; then there is nobody here.
+  if (!any_browser_.load()) return;
   if (telemetry_in_flight_.load() >= kMaxTelemetryInFlight) {
     dropped_.fetch_add(1);
     return;
@@ -43,6 +46,7 @@ void WebHub::offer_telemetry(std::string line) {
 void WebHub::join(const std::shared_ptr<WebSocketSession>& session) {
   if (stopped_) return session->close("web monitor stopping");
   sessions_.insert(session);
+  any_browser_.store(true);
   if (!subscribed_) {
     worker_.add_period(kTelemetryEvery);
     subscribed_ = true;
@@ -64,6 +68,7 @@ void WebHub::leave(WebSocketSession* session) {
       break;
     }
   }
+  any_browser_.store(!sessions_.empty());
   if (sessions_.empty() && subscribed_) {
     // No browser: the worker stops computing telemetry for the page.
     worker_.remove_period(kTelemetryEvery);

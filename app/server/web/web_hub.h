@@ -106,6 +106,7 @@ class WebHub {
   bool query_in_flight_ = false;
   bool subscribed_ = false;
   bool stopped_ = false;
+  std::atomic<bool> any_browser_{false};  // lets the worker skip the hand-off when none
   std::atomic<int> telemetry_in_flight_{0};
   std::atomic<uint64_t> dropped_{0};
 };

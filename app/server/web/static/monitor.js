@@ -213,8 +213,8 @@
     const r = msg.resolution, v = msg.values;
     if (!r || !Array.isArray(v) || v.length !== r * r) return;
     state.field = msg;
-    let lo = Infinity, hi = -Infinity;
-    for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; }
+    let lo = Infinity, hi = -Infinity, sum = 0;
+    for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; sum += x; }
     const scale = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
     const canvas = $('heatmap');
     if (canvas.width !== r) { canvas.width = r; canvas.height = r; }
@@ -228,6 +228,8 @@
     $('field-caption').textContent = `${msg.robot} · channel ${msg.channel} · z ${msg.z} · ${r}×${r}`;
     $('legend-min').textContent = (-scale).toPrecision(3);
     $('legend-max').textContent = scale.toPrecision(3);
+    $('slice-stats').textContent =
+      `min ${lo.toPrecision(3)} · mean ${(sum / v.length).toPrecision(3)} · max ${hi.toPrecision(3)}`;
   }
 
   // What the browser test reads (test/web/browser_test.py).

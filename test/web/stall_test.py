@@ -15,7 +15,7 @@ import time
 from web_harness import Stack, monitor_request, rss_kib, wait_for
 
 WINDOW_S = 2.0
-ROUNDS = 4
+ROUNDS = 5
 MIN_RATIO = 0.8
 RSS_GROWTH_LIMIT_KIB = 16 * 1024
 

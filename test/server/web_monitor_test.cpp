@@ -258,3 +258,32 @@ TEST_CASE("a telemetry line becomes a compact plot point; anything else is skipp
   CHECK_FALSE(telemetry_point("not json").has_value());
   CHECK_FALSE(telemetry_point(R"({"cycles":1})").has_value());
 }
+
+TEST_CASE("a bad web_port or web_host stops the server at start-up naming the key",
+          "[server][web]") {
+  ServerConfig c = test_config();
+  c.web_port = 70000;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("web_port"));
+  c.web_port = 0;
+  c.web_host = "not-an-address";
+  ToyEngine engine;
+  Server server(c, engine);
+  WebMonitor web(server);
+  server.start();
+  CHECK_THROWS_WITH(web.start(), Catch::Contains("web_host"));
+  server.stop();
+
+  // A port already taken (by another web monitor) is refused by name too.
+  WebServer first;
+  ServerConfig taken = test_config();
+  taken.web_port = first.web->port();
+  ToyEngine engine2;
+  Server second(taken, engine2);
+  WebMonitor web2(second);
+  second.start();
+  CHECK_THROWS_WITH(web2.start(), Catch::Contains("web_port"));
+  second.stop();
+  CHECK(nlohmann::json::parse(R"({"web_port": 8080, "web_host": "0.0.0.0"})")
+            .get<ServerConfig>()
+            .web_port == 8080);
+}

@@ -55,6 +55,7 @@ def main():
         for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1360,1100", "--hide-scrollbars"):
             options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         driver.set_page_load_timeout(30)
         driver.get(stack.url)
@@ -80,7 +81,23 @@ def main():
         legend = driver.find_element(By.ID, "t-brain-calls").text
         assert legend not in ("", "–"), "server totals not shown"
 
-        time.sleep(1.5)  # let the plots scroll a little further for the picture
+        # Clicking the other robot's row plots that robot and maps its field.
+        other = sorted(second)[1]
+        driver.execute_script(
+            "document.querySelector(`#robots tr[data-robot='${arguments[0]}']`).click()", other)
+        wait_for(f"the plot and the map to switch to {other}", lambda: driver.find_element(
+            By.ID, "plot-robot").text == other and driver.find_element(
+            By.ID, "field-caption").text.startswith(other + " "), 15)
+        wait_for("points of the other robot", lambda: driver.execute_script(
+            "return window.fieldbrainMonitor.motorPoints()") >= 5, 15)
+        first_key = sorted(second)[0]
+        driver.execute_script(
+            "document.querySelector(`#robots tr[data-robot='${arguments[0]}']`).click()", first_key)
+
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, f"the page logged errors: {errors}"
+
+        time.sleep(2.5)  # let the plots fill again for the picture
         shot = os.path.join(args.out, "monitor.png")
         driver.save_screenshot(shot)
         print("screenshot:", shot)

@@ -50,5 +50,5 @@ const WebAsset* web_assets_end() { return kAssets + sizeof(kAssets) / sizeof(kAs
 }  // namespace fieldbrain::server::web
 ")
 # Only touch the output when it changed, so an unchanged page does not relink the server.
-file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+configure_file("${OUT}.tmp" "${OUT}" COPYONLY)
 file(REMOVE "${OUT}.tmp")

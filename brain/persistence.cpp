@@ -247,13 +247,20 @@ void check_packed_slots(const torch::Tensor& bank, const torch::Tensor& rows,
 
 void unpack_live_slots(torch::Tensor& bank, const torch::Tensor& rows, const torch::Tensor& index) {
   check_packed_slots(bank, rows, index);
-  const int64_t A = bank.size(1);
+  const int64_t B = bank.size(0), A = bank.size(1);
   const torch::Tensor idx = index.to(torch::kCPU).contiguous();
   torch::NoGradGuard no_grad;
-  bank.zero_();
+  // Zero only the slots the file does not fill (a bank is 64 MiB per robot at R = 32: writing
+  // it whole twice would cost more than reading the file).
+  torch::Tensor filled = torch::zeros({B * A}, torch::kBool);
+  const torch::Tensor flat_slot = idx.select(1, 0) * A + idx.select(1, 1);
+  if (idx.size(0) > 0) filled.index_fill_(0, flat_slot, true);
+  const torch::Tensor empty_slots = torch::nonzero(filled.logical_not()).flatten().to(bank.device());
+  torch::Tensor slots = bank.view({B * A, -1});
+  if (empty_slots.numel() > 0) slots.index_fill_(0, empty_slots, 0);
   if (idx.size(0) == 0) return;
-  const torch::Tensor flat_slot = (idx.select(1, 0) * A + idx.select(1, 1)).to(bank.device());
-  bank.view({bank.size(0) * A, -1}).index_copy_(0, flat_slot, rows.to(bank.device()).reshape({idx.size(0), -1}));
+  slots.index_copy_(0, flat_slot.to(bank.device()),
+                    rows.to(bank.device()).reshape({idx.size(0), -1}));
 }
 
 }  // namespace fieldbrain

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "hrr/algebra.h"
+#include "hrr/device_policy.h"
 #include "hrr/item_memory.h"
 #include "hrr/persistence.h"
 #include "hrr/random_vectors.h"
@@ -57,31 +58,31 @@ TEST_CASE("Every HRR operation gives the same result on CUDA as on the CPU", "[c
                                          const torch::Tensor&, const torch::Tensor&)>;
   // (a, b, items, weights, permutation, position) -> result, run once per device.
   const std::vector<std::pair<std::string, Op>> ops = {
-      {"bind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return bind(x, y); }},
-      {"unbind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return unbind(x, y); }},
-      {"involution", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return involution(x); }},
-      {"exact_inverse", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return exact_inverse(x); }},
-      {"make_unitary", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return make_unitary(x); }},
-      {"bundle weighted", [](auto&, auto&, auto& it, auto& w, auto&, auto&) { return bundle(it, w, true); }},
+      {"bind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::bind(x, y); }},
+      {"unbind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::unbind(x, y); }},
+      {"involution", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::involution(x); }},
+      {"exact_inverse", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::exact_inverse(x); }},
+      {"make_unitary", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::make_unitary(x); }},
+      {"bundle weighted", [](auto&, auto&, auto& it, auto& w, auto&, auto&) { return fieldbrain::hrr::bundle(it, w, true); }},
       {"bundle list", [](auto& x, auto& y, auto&, auto&, auto&, auto&) {
-         return bundle(std::vector<torch::Tensor>{x, y}); }},
-      {"permute shifts", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return permute(x, 3); }},
-      {"inverse_permute shifts", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return inverse_permute(x, 3); }},
-      {"permute table", [](auto& x, auto&, auto&, auto&, auto& p, auto&) { return permute(x, p); }},
-      {"inverse_permute table", [](auto& x, auto&, auto&, auto&, auto& p, auto&) { return inverse_permute(x, p); }},
-      {"power", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return power(make_unitary(x), 2.5); }},
-      {"normalize", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return normalize(x); }},
-      {"dot", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return dot(x, y); }},
-      {"cosine", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return cosine(x, y); }},
-      {"dot_matrix", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return dot_matrix(x, y); }},
-      {"cosine_matrix", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return cosine_matrix(x, y); }},
-      {"encode_record", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return encode_record(x, y, true); }},
+         return fieldbrain::hrr::bundle(std::vector<torch::Tensor>{x, y}); }},
+      {"permute shifts", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::permute(x, 3); }},
+      {"inverse_permute shifts", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::inverse_permute(x, 3); }},
+      {"permute table", [](auto& x, auto&, auto&, auto&, auto& p, auto&) { return fieldbrain::hrr::permute(x, p); }},
+      {"inverse_permute table", [](auto& x, auto&, auto&, auto&, auto& p, auto&) { return fieldbrain::hrr::inverse_permute(x, p); }},
+      {"power", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::power(fieldbrain::hrr::make_unitary(x), 2.5); }},
+      {"normalize", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::normalize(x); }},
+      {"dot", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::dot(x, y); }},
+      {"cosine", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::cosine(x, y); }},
+      {"dot_matrix", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::dot_matrix(x, y); }},
+      {"cosine_matrix", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::cosine_matrix(x, y); }},
+      {"encode_record", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::encode_record(x, y, true); }},
       {"query_record", [](auto& x, auto& y, auto&, auto&, auto&, auto&) {
-         return query_record(encode_record(x, y), x[0]); }},
+         return fieldbrain::hrr::query_record(fieldbrain::hrr::encode_record(x, y), x[0]); }},
       {"sequence by position", [](auto&, auto&, auto& it, auto&, auto&, auto& pos) {
-         return decode_sequence_by_position(encode_sequence_by_position(it, pos), pos, 2); }},
+         return fieldbrain::hrr::decode_sequence_by_position(fieldbrain::hrr::encode_sequence_by_position(it, pos), pos, 2); }},
       {"sequence by permutation", [](auto&, auto&, auto& it, auto&, auto& p, auto&) {
-         return decode_sequence_by_permutation(encode_sequence_by_permutation(it, p), p, 2); }},
+         return fieldbrain::hrr::decode_sequence_by_permutation(fieldbrain::hrr::encode_sequence_by_permutation(it, p), p, 2); }},
   };
   for (const auto& [name, op] : ops) {
     INFO(name);

@@ -50,7 +50,11 @@ enum TelemetryColumn : int64_t {
 };
 
 constexpr const char* kArchiveFormat = "fieldbrain-brain";
-constexpr int kArchiveVersion = 1;
+// Version 2 stores only the live attractor slots (brain/persistence.h, PackedSlots); version 1
+// stored the whole bank and is still read.
+constexpr int kArchiveVersion = 2;
+constexpr const char* kBankBuffer = "attractors.bank";
+constexpr const char* kBankLiveBuffer = "attractors.valid";
 
 // Inputs as CPU float32 contiguous tensors, checked for shape and finiteness. Reading them is
 // no device sync in the intended use (they arrive from the host); a device input is copied
@@ -411,7 +415,14 @@ torch::Tensor FieldBrainImpl::field_slice(int64_t robot, int64_t channel, int64_
 
 void FieldBrainImpl::save(const std::string& path) const {
   std::map<std::string, torch::Tensor> tensors;
-  for (const auto& item : named_buffers(true)) {
+  const auto buffers = named_buffers(true);
+  for (const auto& item : buffers) {
+    if (item.key() == kBankBuffer) {
+      const PackedSlots packed = pack_live_slots(item.value(), buffers[kBankLiveBuffer]);
+      tensors[std::string("packed.") + kBankBuffer + ".rows"] = packed.rows;
+      tensors[std::string("packed.") + kBankBuffer + ".index"] = packed.index;
+      continue;
+    }
     tensors["state." + item.key()] =
         item.value().device().is_cpu() ? item.value().clone() : SyncCounter::to_host(item.value());
   }
@@ -432,7 +443,11 @@ void FieldBrainImpl::load(const std::string& path) {
     throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
   };
   if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
-  if (a.meta.value("version", 0) != kArchiveVersion) fail("unsupported archive version");
+  const int version = a.meta.value("version", 0);
+  if (version != 1 && version != kArchiveVersion) {
+    fail(fmt::format("unsupported brain archive version {} (this build reads 1 and {})", version,
+                     kArchiveVersion));
+  }
   // The shape-defining part of the config must match; the seed (generators are restored),
   // the field step implementation, the device and the telemetry cadence may differ.
   const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
@@ -445,7 +460,19 @@ void FieldBrainImpl::load(const std::string& path) {
   if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
   // Check everything before changing anything.
   const auto buffers = named_buffers(true);
+  const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
+  const std::string index_key = std::string("packed.") + kBankBuffer + ".index";
+  const bool packed_bank = version >= 2;
   for (const auto& item : buffers) {
+    if (packed_bank && item.key() == kBankBuffer) {
+      if (!a.tensors.count(rows_key) || !a.tensors.count(index_key)) fail("missing packed attractor bank");
+      try {
+        check_packed_slots(item.value(), a.tensors.at(rows_key), a.tensors.at(index_key));
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+      continue;
+    }
     const auto it = a.tensors.find("state." + item.key());
     if (it == a.tensors.end()) fail("missing tensor " + item.key());
     if (it->second.sizes() != item.value().sizes() || it->second.scalar_type() != item.value().scalar_type()) {
@@ -468,7 +495,14 @@ void FieldBrainImpl::load(const std::string& path) {
     }
   }
   torch::NoGradGuard no_grad;
-  for (const auto& item : buffers) item.value().copy_(a.tensors.at("state." + item.key()));
+  for (const auto& item : buffers) {
+    if (packed_bank && item.key() == kBankBuffer) {
+      torch::Tensor bank = item.value();
+      unpack_live_slots(bank, a.tensors.at(rows_key), a.tensors.at(index_key));
+    } else {
+      item.value().copy_(a.tensors.at("state." + item.key()));
+    }
+  }
   for (size_t b = 0; b < generators_.size(); ++b) generators_[b].set_state(states[b]);
 }
 

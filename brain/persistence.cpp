@@ -6,8 +6,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -15,13 +13,41 @@
 
 #include <openssl/evp.h>
 
+#include "brain/plain_pickle.h"
+
 namespace fieldbrain {
 namespace {
 
-constexpr const char* kFormat = "fieldbrain-archive";
-constexpr int64_t kVersion = 1;
-
 std::string errno_text() { return std::strerror(errno); }
+
+constexpr const char* kFormat = "fieldbrain-archive";
+// Version 1: the dicts carried TorchScript type tags (torch.load(weights_only=True) refused
+// them). Version 2: plain dicts. Both are read; only version 2 is written.
+constexpr int64_t kVersion = 2;
+constexpr int64_t kOldestReadableVersion = 1;
+
+std::string digest_domain(int64_t version) {
+  return "fieldbrain-archive-v" + std::to_string(version);
+}
+
+// The whole file in one read (an istreambuf_iterator copy costs ~10 ns a byte).
+std::vector<char> read_whole_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("load '" + path + "': cannot open: " + errno_text());
+  std::vector<char> bytes;
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size > 0 && ::lseek(fd, 0, SEEK_SET) == 0) bytes.resize(static_cast<size_t>(size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
+}
 
 std::string parent_dir(const std::string& path) {
   auto slash = path.find_last_of('/');
@@ -69,9 +95,9 @@ void put_int64(Sha256& sha, int64_t v) {
 }  // namespace
 
 std::string archive_digest(const std::map<std::string, torch::Tensor>& tensors,
-                           const std::string& meta_dump) {
+                           const std::string& meta_dump, int64_t version) {
   Sha256 sha;
-  sha.update(std::string("fieldbrain-archive-v1"));
+  sha.update(digest_domain(version));
   sha.update(meta_dump);
   for (const auto& [name, tensor] : tensors) {  // std::map: name order
     torch::Tensor t = tensor.to(torch::kCPU).contiguous();
@@ -125,23 +151,22 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
 void save_archive(const std::string& path, const std::map<std::string, torch::Tensor>& tensors,
                   const nlohmann::json& meta) {
   const std::string meta_dump = meta.dump();
-  c10::Dict<std::string, torch::Tensor> tensor_dict;
+  std::map<std::string, torch::Tensor> host;
   for (const auto& [name, tensor] : tensors)
-    tensor_dict.insert(name, tensor.detach().to(torch::kCPU).contiguous());
+    host.emplace(name, tensor.detach().to(torch::kCPU).contiguous());
+  c10::impl::GenericDict tensor_dict(c10::StringType::get(), c10::TensorType::get());
+  for (const auto& [name, tensor] : host) tensor_dict.insert(name, tensor);
   c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
   top.insert("format", std::string(kFormat));
   top.insert("version", kVersion);
   top.insert("meta", meta_dump);
   top.insert("tensors", tensor_dict);
-  top.insert("sha256", archive_digest(tensors, meta_dump));
-  std::vector<char> bytes = torch::pickle_save(top);
-  write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
+  top.insert("sha256", archive_digest(host, meta_dump, kVersion));
+  write_file_atomically(path, pickle_save_plain(top));
 }
 
 Archive load_archive(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("load '" + path + "': cannot open: " + errno_text());
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<char> bytes = read_whole_file(path);
   if (bytes.empty()) throw std::runtime_error("load '" + path + "': file is empty");
 
   c10::IValue root;
@@ -161,20 +186,24 @@ Archive load_archive(const std::string& path) {
     if (!top.contains(key)) fail(std::string("not a fieldbrain archive (missing '") + key + "')");
   if (!top.at("format").isString() || top.at("format").toStringRef() != kFormat)
     fail("not a fieldbrain archive (format is not '" + std::string(kFormat) + "')");
-  if (!top.at("version").isInt() || top.at("version").toInt() != kVersion)
-    fail("unsupported archive version");
+  if (!top.at("version").isInt()) fail("malformed archive (version is not an integer)");
+  const int64_t version = top.at("version").toInt();
+  if (version < kOldestReadableVersion || version > kVersion)
+    fail("unsupported archive version " + std::to_string(version) + " (this build reads versions " +
+         std::to_string(kOldestReadableVersion) + " to " + std::to_string(kVersion) + ")");
   if (!top.at("meta").isString() || !top.at("tensors").isGenericDict() ||
       !top.at("sha256").isString())
     fail("malformed archive (wrong field types)");
 
   Archive archive;
+  archive.version = version;
   const std::string meta_dump = top.at("meta").toStringRef();
   for (const auto& item : top.at("tensors").toGenericDict()) {
     if (!item.key().isString() || !item.value().isTensor()) fail("malformed tensor table");
     archive.tensors.emplace(item.key().toStringRef(), item.value().toTensor());
   }
   const std::string expected = top.at("sha256").toStringRef();
-  const std::string actual = archive_digest(archive.tensors, meta_dump);
+  const std::string actual = archive_digest(archive.tensors, meta_dump, version);
   if (expected != actual)
     fail("checksum mismatch (stored " + expected.substr(0, 16) + "..., computed " +
          actual.substr(0, 16) + "...): the file was modified or corrupted");
@@ -184,6 +213,54 @@ Archive load_archive(const std::string& path) {
     fail(std::string("metadata is not valid JSON: ") + e.what());
   }
   return archive;
+}
+
+PackedSlots pack_live_slots(const torch::Tensor& bank, const torch::Tensor& live) {
+  TORCH_CHECK(bank.dim() >= 2 && live.dim() == 2 && bank.size(0) == live.size(0) &&
+                  bank.size(1) == live.size(1),
+              "pack_live_slots: bank ", bank.sizes(), " and live flags ", live.sizes(), " differ");
+  // [L, 2] (robot, slot) pairs in row-major order of the flags.
+  const torch::Tensor index = torch::nonzero(live.to(torch::kCPU)).to(torch::kLong).contiguous();
+  const torch::Tensor flat_slot =
+      (index.select(1, 0) * bank.size(1) + index.select(1, 1)).to(bank.device());
+  const torch::Tensor rows = bank.detach().flatten(0, 1).index_select(0, flat_slot);
+  return {rows.to(torch::kCPU).contiguous(), index};
+}
+
+void check_packed_slots(const torch::Tensor& bank, const torch::Tensor& rows,
+                        const torch::Tensor& index) {
+  const int64_t B = bank.size(0), A = bank.size(1);
+  auto fail = [](const std::string& why) { throw std::runtime_error("packed slots: " + why); };
+  if (index.dim() != 2 || index.size(1) != 2 || index.scalar_type() != torch::kLong)
+    fail("index must be int64 [L, 2]");
+  if (rows.dim() != bank.dim() - 1 || rows.size(0) != index.size(0) ||
+      rows.sizes().slice(1) != bank.sizes().slice(2) || rows.scalar_type() != bank.scalar_type())
+    fail("rows must be [L, ...] with the bank's slot shape and dtype");
+  const torch::Tensor idx = index.to(torch::kCPU).contiguous();
+  const auto pairs = idx.accessor<int64_t, 2>();
+  for (int64_t i = 0; i < idx.size(0); ++i) {
+    if (pairs[i][0] < 0 || pairs[i][0] >= B || pairs[i][1] < 0 || pairs[i][1] >= A)
+      fail("slot (" + std::to_string(pairs[i][0]) + ", " + std::to_string(pairs[i][1]) +
+           ") outside the bank's " + std::to_string(B) + " x " + std::to_string(A));
+  }
+}
+
+void unpack_live_slots(torch::Tensor& bank, const torch::Tensor& rows, const torch::Tensor& index) {
+  check_packed_slots(bank, rows, index);
+  const int64_t B = bank.size(0), A = bank.size(1);
+  const torch::Tensor idx = index.to(torch::kCPU).contiguous();
+  torch::NoGradGuard no_grad;
+  // Zero only the slots the file does not fill (a bank is 64 MiB per robot at R = 32: writing
+  // it whole twice would cost more than reading the file).
+  torch::Tensor filled = torch::zeros({B * A}, torch::kBool);
+  const torch::Tensor flat_slot = idx.select(1, 0) * A + idx.select(1, 1);
+  if (idx.size(0) > 0) filled.index_fill_(0, flat_slot, true);
+  const torch::Tensor empty_slots = torch::nonzero(filled.logical_not()).flatten().to(bank.device());
+  torch::Tensor slots = bank.view({B * A, -1});
+  if (empty_slots.numel() > 0) slots.index_fill_(0, empty_slots, 0);
+  if (idx.size(0) == 0) return;
+  slots.index_copy_(0, flat_slot.to(bank.device()),
+                    rows.to(bank.device()).reshape({idx.size(0), -1}));
 }
 
 }  // namespace fieldbrain

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "brain/plain_pickle.h"
 #include "hrr/sha256.h"
 
 namespace fieldbrain::hrr {
@@ -72,7 +73,7 @@ std::string dtype_name(torch::Dtype dtype) {
   return dtype == torch::kFloat64 ? "float64" : "float32";
 }
 
-void write_atomically(const std::string& path, const std::vector<char>& bytes) {
+void write_atomically(const std::string& path, const std::string& bytes) {
   static std::atomic<unsigned> counter{0};
   const std::string temp =
       path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
@@ -117,7 +118,7 @@ void save_record(const Record& record, const std::string& path) {
   dict.insert(record.list_key, torch::IValue(entries));
   dict.insert("vectors", record.vectors);
   dict.insert("digest", torch::IValue(digest_of(record)));
-  write_atomically(path, torch::pickle_save(torch::IValue(dict)));
+  write_atomically(path, pickle_save_plain(torch::IValue(dict)));
 }
 
 std::string first_line(const std::exception& error) {

@@ -1,6 +1,7 @@
 // Saving and loading vocabularies and item memories with integrity.
 //
-// File = torch::pickle_save of one dict, so Python opens it with torch.load(path):
+// File = one plain dict in torch.save's format (brain/plain_pickle.h: no TorchScript type
+// tags), so Python opens it with torch.load(path, weights_only=True):
 //   {"format": "fieldbrain-hrr/vocabulary" | "fieldbrain-hrr/item-memory",
 //    "format_version": 1, "dim": D, "dtype": "float32" | "float64",
 //    vocabulary:  "seed": "<u64 decimal>", "unitary": bool, "scheme": "sha256-boxmuller-v1",

@@ -2,14 +2,65 @@
 # Configures and builds the Release tree in build/; every executable lands in build/bin/.
 # Ninja (scheduling across targets) and unity batches (cmake/FieldbrainTarget.cmake) keep a
 # clean build of everything around 7 minutes on 2 cores; ccache makes rebuilds cheap.
+#
+#   scripts/build.sh [cmake args...]           CPU build in build/ (Debian's LibTorch)
+#   scripts/build.sh --cuda [cmake args...]    CUDA build in build-cuda/ (FIELDBRAIN_CUDA=ON)
+#
+# --cuda uses the first LibTorch it finds: $LIBTORCH (an unpacked LibTorch), $CMAKE_PREFIX_PATH,
+# or the torch of `python3` (torch.utils.cmake_prefix_path); it must be a CUDA build. The CUDA
+# architecture is the GPU's own (nvidia-smi, else torch.cuda), or $CUDA_ARCH (e.g. 90).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-args=(-S . -B build -DCMAKE_BUILD_TYPE=Release)
+tree=build
+cuda=0
+if [ "${1:-}" = "--cuda" ]; then
+  cuda=1
+  tree=build-cuda
+  shift
+fi
+args=(-S . -B "$tree" -DCMAKE_BUILD_TYPE=Release)
+
+if [ "$cuda" = 1 ]; then
+  py=$(command -v python3 || true)
+  prefix=${LIBTORCH:-}
+  if [ -z "$prefix" ] && [ -n "${CMAKE_PREFIX_PATH:-}" ]; then prefix=$CMAKE_PREFIX_PATH; fi
+  if [ -z "$prefix" ] && [ -n "$py" ]; then
+    prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
+  fi
+  if [ -z "$prefix" ]; then
+    echo "build.sh --cuda: no LibTorch found: set LIBTORCH=/path/to/libtorch, or install a CUDA" \
+         "PyTorch for python3 (its LibTorch is used)" >&2
+    exit 1
+  fi
+  if [ -n "$py" ] && [ -z "${LIBTORCH:-}" ] &&
+     [ "$("$py" -c 'import torch; print(torch.version.cuda is not None)' 2>/dev/null)" = "False" ]; then
+    echo "build.sh --cuda: the torch of $py is a CPU-only build; set LIBTORCH to a CUDA LibTorch" >&2
+    exit 1
+  fi
+  arch=${CUDA_ARCH:-}
+  if [ -z "$arch" ] && command -v nvidia-smi >/dev/null; then
+    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+  fi
+  if [ -z "$arch" ] && [ -n "$py" ]; then
+    arch=$("$py" -c 'import torch; c = torch.cuda.get_device_capability(); print(f"{c[0]}{c[1]}")' \
+           2>/dev/null || true)
+  fi
+  if [ -z "$arch" ]; then
+    echo "build.sh --cuda: no GPU visible to detect its architecture; set CUDA_ARCH (e.g. 90)" >&2
+    exit 1
+  fi
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  args+=(-DFIELDBRAIN_CUDA=ON "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_CUDA_ARCHITECTURES=$arch"
+         "-DCMAKE_CUDA_COMPILER=$nvcc")
+  [ -n "$py" ] && args+=("-DFIELDBRAIN_PYTHON=$py")
+  echo "build.sh --cuda: LibTorch from $prefix, CUDA architecture sm_$arch, nvcc $nvcc" >&2
+fi
+
 generator="Unix Makefiles"
 command -v ninja >/dev/null && generator="Ninja"
 # A tree configured with another generator cannot be reused: start its cache afresh.
-if [ -f build/CMakeCache.txt ] && ! grep -q "^CMAKE_GENERATOR:INTERNAL=$generator\$" build/CMakeCache.txt; then
-  rm -rf build/CMakeCache.txt build/CMakeFiles
+if [ -f "$tree/CMakeCache.txt" ] && ! grep -q "^CMAKE_GENERATOR:INTERNAL=$generator\$" "$tree/CMakeCache.txt"; then
+  rm -rf "$tree/CMakeCache.txt" "$tree/CMakeFiles"
 fi
 args+=(-G "$generator")
 if command -v ccache >/dev/null; then
@@ -21,4 +72,4 @@ if command -v ccache >/dev/null; then
 fi
 [ "${CI:-}" = "true" ] && args+=(-DFIELDBRAIN_WERROR=ON)
 cmake "${args[@]}" "$@" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build "$tree" -j"$(nproc)"

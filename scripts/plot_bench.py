@@ -23,7 +23,7 @@ def main():
     src = sys.argv[1]
     dst = sys.argv[2] if len(sys.argv) > 2 else src.rsplit(".", 1)[0] + ".png"
     with open(src) as f:
-        rows = json.load(f)["rows"]
+        rows = [r for r in json.load(f)["rows"] if "skipped" not in r]  # skipped: not timed
     if not rows:
         print("no rows in " + src)
         return 1

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Opens a fieldbrain archive with torch.load and verifies its SHA-256 the way
-brain/persistence.cpp computes it. Usage: /usr/bin/python3 scripts/verify_archive.py FILE...
+"""Opens a fieldbrain archive with torch.load(path, weights_only=True) and verifies its SHA-256
+the way brain/persistence.cpp computes it. Archives of version 2 (plain dicts) open with
+weights_only=True; version 1 files (type-tagged dicts) need weights_only=False, which is only
+tried for them. Usage: /usr/bin/python3 scripts/verify_archive.py FILE...
 Exit status 0 when every file verifies, 1 otherwise (the reason is printed)."""
 import hashlib
 import struct
@@ -16,10 +18,10 @@ DTYPE_NAMES = {
 }
 
 
-def digest(tensors, meta_dump):
+def digest(tensors, meta_dump, version):
     sha = hashlib.sha256()
     put = lambda s: sha.update(s.encode() + b"\0")
-    put("fieldbrain-archive-v1")
+    put(f"fieldbrain-archive-v{version}")
     put(meta_dump)
     for name in sorted(tensors):
         t = tensors[name].contiguous()
@@ -32,11 +34,26 @@ def digest(tensors, meta_dump):
     return sha.hexdigest()
 
 
+def load(path):
+    """The archive dict; version 1 files are the only ones opened without weights_only."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        if "restore_type_tag" not in str(e):
+            raise
+        archive = torch.load(path, map_location="cpu", weights_only=False)
+        if archive.get("version") != 1:
+            raise
+        return archive
+
+
 def verify(path):
-    archive = torch.load(path)
-    if archive.get("format") != "fieldbrain-archive":
+    archive = load(path)
+    if not isinstance(archive, dict) or archive.get("format") != "fieldbrain-archive":
         return "not a fieldbrain archive"
-    actual = digest(archive["tensors"], archive["meta"])
+    if archive.get("version") not in (1, 2):
+        return f"unsupported archive version {archive.get('version')}"
+    actual = digest(archive["tensors"], archive["meta"], archive["version"])
     if actual != archive["sha256"]:
         return f"checksum mismatch (stored {archive['sha256'][:16]}..., computed {actual[:16]}...)"
     return None

@@ -8,7 +8,9 @@ namespace fieldbrain {
 namespace bench {
 namespace {
 
-bool is_field_step(const std::string& impl) { return impl.rfind("field_step", 0) == 0; }
+bool is_field_step(const std::string& impl) {
+  return impl.rfind("field_step", 0) == 0 || impl == "python_eager" || impl == "torch_compile";
+}
 
 const BenchRow* find(const std::vector<BenchRow>& rows, const std::string& impl, int64_t R,
                      int64_t B) {
@@ -49,7 +51,9 @@ void print_stage_table(const std::vector<BenchRow>& rows) {
 
 void add_ratios(std::vector<BenchRow>& rows) {
   for (auto& r : rows) {
-    if (const BenchRow* py = find(rows, "python", r.R, r.B); py && !is_field_step(r.impl)) {
+    if (!r.skipped.empty() || r.impl == "load") continue;  // a load is no cycle
+    if (const BenchRow* py = find(rows, is_field_step(r.impl) ? "python_eager" : "python", r.R, r.B);
+        py && py != &r) {
       r.speedup_vs_python = py->ms_per_cycle / r.ms_per_cycle;
     }
     const BenchRow* ref =
@@ -63,27 +67,39 @@ void add_ratios(std::vector<BenchRow>& rows) {
 
 void print_table(const std::vector<BenchRow>& rows) {
   fmt::print(
-      "{:<21} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
-      "impl", "R", "B", "ms/cycle", "ms min", "robot-cyc/s", "allocs", "tensors", "syncs", "iters",
+      "{:<21} {:>4} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",
+      "impl", "dev", "R", "B", "ms/cycle", "ms min", "robot-cyc/s", "allocs", "tensors", "syncs", "iters",
       "x python", "x ref", "roofl", "note");
   for (const auto& r : rows) {
+    if (!r.skipped.empty()) {
+      fmt::print("{:<21} {:>4} {:>3} {:>3} skipped: {}\n", r.impl, r.device, r.R, r.B, r.skipped);
+      continue;
+    }
     fmt::print(
-        "{:<21} {:>3} {:>3} {:>10.3f} {:>9.3f} {:>11.1f} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  "
+        "{:<21} {:>4} {:>3} {:>3} {:>10.3f} {:>9.3f} {:>11.1f} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  "
         "{}\n",
-        r.impl, r.R, r.B, r.ms_per_cycle, r.ms_min, 1000.0 * r.B / r.ms_per_cycle,
+        r.impl, r.device, r.R, r.B, r.ms_per_cycle, r.ms_min, 1000.0 * r.B / r.ms_per_cycle,
         count(r.allocs_per_cycle), count(r.tensor_buffers_per_cycle), count(r.syncs_per_cycle),
         r.iterations, ratio(r.speedup_vs_python), ratio(r.speedup_vs_reference),
         ratio(r.fraction_of_roofline), r.note);
   }
   fmt::print("allocs: allocations reaching the system allocator per cycle; tensors: tensor "
-             "buffers the ops requested (served by the caching pool when it is on)\n");
+             "buffers the ops requested (served by the caching pool when it is on); CPU "
+             "allocations only. x python: field-step rows over python_eager, cycle rows over "
+             "the Python reference cycle (CPU)\n");
   print_stage_table(rows);
 }
 
 nlohmann::json to_json(const std::vector<BenchRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
+    if (!r.skipped.empty()) {
+      out.push_back({{"impl", r.impl}, {"device", r.device}, {"R", r.R}, {"B", r.B},
+                     {"skipped", r.skipped}, {"note", r.note}});
+      continue;
+    }
     nlohmann::json j = {{"impl", r.impl},
+                        {"device", r.device},
                         {"R", r.R},
                         {"B", r.B},
                         {"ms_per_cycle", r.ms_per_cycle},

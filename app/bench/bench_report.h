@@ -13,7 +13,9 @@ namespace bench {
 
 struct BenchRow {
   std::string impl;  // "field_step_op" | "field_step_reference" | "copy" | "cpp_reference" |
-                     // "cpp_fast" | "python"
+                     // "cpp_fast" | "python" (cycle) | "python_eager" | "torch_compile" (field step)
+  std::string device = "cpu";  // where the row ran: "cpu" | "cuda"
+  std::string skipped;         // non-empty: the row could not run here, and why (not timed)
   int64_t R = 0;
   int64_t B = 0;
   double ms_per_cycle = 0.0;  // median over the timed iterations
@@ -33,8 +35,9 @@ struct BenchRow {
   double fraction_of_roofline = 0.0;
 };
 
-// Field-step rows are compared with field_step_reference, cycle rows with cpp_reference;
-// every row with the copy of the same (R, B) (copy_ms / ms: 1 = memory bound).
+// Field-step rows are compared with field_step_reference and python_eager, cycle rows with
+// cpp_reference and python; every row with the copy of the same (R, B) (copy_ms / ms: 1 =
+// memory bound). Skipped rows get no ratios and serve as no baseline.
 void add_ratios(std::vector<BenchRow>& rows);
 void print_table(const std::vector<BenchRow>& rows);  // and the per-stage table of cycle rows
 nlohmann::json to_json(const std::vector<BenchRow>& rows);

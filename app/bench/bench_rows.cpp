@@ -1,7 +1,12 @@
 #include "app/bench/bench_rows.h"
 
+#include "app/bench/device_timer.h"
+
+#include <unistd.h>  // getpid
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -28,8 +33,10 @@ using Clock = std::chrono::steady_clock;
 
 // Runs fn(i) once untimed, then times it per the budget.
 template <typename Fn>
-BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget& budget, Fn fn) {
+BenchRow measure(const std::string& impl, const torch::Device& device, int64_t B, int64_t R,
+                 const RowBudget& budget, Fn fn) {
   fn(int64_t{0});
+  DeviceTimer timer(device);
   std::vector<double> ms;
   int64_t allocs = 0, buffers = 0, syncs = 0;
   {
@@ -39,10 +46,10 @@ BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget&
     SyncCounter::reset();
     const auto start = Clock::now();
     for (int64_t i = 1; i <= budget.max_iterations; ++i) {
-      const auto t0 = Clock::now();
+      timer.start();
       fn(i);
+      ms.push_back(timer.stop_ms());
       const auto t1 = Clock::now();
-      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       const double elapsed = std::chrono::duration<double>(t1 - start).count();
       if (i >= budget.min_iterations && elapsed >= budget.seconds) break;
     }
@@ -52,6 +59,7 @@ BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget&
   }
   BenchRow row;
   row.impl = impl;
+  row.device = device.is_cuda() ? "cuda" : "cpu";
   row.R = R;
   row.B = B;
   row.iterations = static_cast<int64_t>(ms.size());
@@ -67,35 +75,47 @@ BenchRow measure(const std::string& impl, int64_t B, int64_t R, const RowBudget&
 
 }  // namespace
 
-BenchRow time_field_step_op(int64_t B, int64_t R, const RowBudget& budget) {
+namespace {
+
+ops::FieldStepInputs inputs_on(const torch::Device& device, int64_t B, int64_t R) {
   const auto in = ops::make_field_step_inputs(B, R, 1);
+  return {in.field.to(device), in.noise.to(device), in.wave.to(device), in.ef.to(device),
+          in.scalars.to(device)};
+}
+
+}  // namespace
+
+BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  const auto in = inputs_on(device, B, R);
   auto out = torch::empty_like(in.field);
-  auto row = measure("field_step_op", B, R, budget, [&](int64_t) {
+  auto row = measure("field_step_op", device, B, R, budget, [&](int64_t) {
     ops::field_step_out(in.field, in.noise, in.wave, in.ef, in.scalars, out);
   });
-  row.note = "isa " + ops::field_step_cpu_isa();
+  row.note = device.is_cuda() ? "CUDA kernel" : "isa " + ops::field_step_cpu_isa();
   return row;
 }
 
-BenchRow time_field_step_reference(int64_t B, int64_t R, const RowBudget& budget) {
-  const auto in = ops::make_field_step_inputs(B, R, 1);
-  return measure("field_step_reference", B, R, budget, [&](int64_t) {
+BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64_t R,
+                                   const RowBudget& budget) {
+  const auto in = inputs_on(device, B, R);
+  return measure("field_step_reference", device, B, R, budget, [&](int64_t) {
     field_step_reference(in.field, in.noise, in.wave, in.ef, in.scalars);
   });
 }
 
-BenchRow time_copy(int64_t B, int64_t R, const RowBudget& budget) {
-  const auto src = torch::randn({B, 64, R, R, R});
+BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  const auto src = torch::randn({B, 64, R, R, R}).to(device);
   auto dst = torch::empty_like(src);
-  auto row = measure("copy", B, R, budget, [&](int64_t) { dst.copy_(src); });
+  auto row = measure("copy", device, B, R, budget, [&](int64_t) { dst.copy_(src); });
   row.note = fmt::format("{:.1f} MiB", src.numel() * 4.0 / (1 << 20));
   return row;
 }
 
-BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
-                          const RowBudget& budget) {
+BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
+                          int64_t R, const RowBudget& budget) {
   BrainConfig config;
   config.resolution = R;
+  config.device = device.is_cuda() ? "cuda" : "cpu";
   config.field_step = field_step;
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
@@ -108,7 +128,7 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   const auto reward = torch::zeros({B});
   std::vector<torch::Tensor> sensors;
   for (int64_t i = 0; i < 64; ++i) sensors.push_back(0.5 * torch::sin(phase + 0.1 * i));
-  auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", B, R, budget,
+  auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", device, B, R, budget,
                      [&](int64_t i) {
                        brain->step(sensors[i % 64], reward);
                        if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up
@@ -118,11 +138,38 @@ BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
   return row;
 }
 
-BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads) {
-  const std::string cmd = fmt::format(
-      "{} {}/scripts/reference/fieldbrain_ref.py time --R {} --B {} --cycles {} --warmup 1 "
-      "--threads {}",
-      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, R, B, cycles, threads);
+BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  BrainConfig config;
+  config.resolution = R;
+  config.field_step = "fast";
+  config.device = device.is_cuda() ? "cuda" : "cpu";
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
+  FieldBrain brain(config, keys);
+  const int64_t S = config.sensory_dim;
+  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  for (int64_t i = 0; i < 30; ++i) {
+    brain->step(0.5 * torch::sin(phase + 0.1 * i), torch::full({B}, i % 7 == 3 ? 0.6f : 0.0f));
+  }
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            fmt::format("fieldbrain-bench-{}-load.pt", ::getpid()))
+                               .string();
+  const auto t0 = Clock::now();
+  brain->save(path);
+  const double save_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  FieldBrain loaded(config, keys);
+  auto row = measure("load", device, B, R, budget, [&](int64_t) { loaded->load(path); });
+  row.note = fmt::format("{:.2f} MB file, save {:.1f} ms, {} live attractors",
+                         std::filesystem::file_size(path) / 1e6, save_ms,
+                         brain->telemetry(0).at("attractors").get<int64_t>());
+  std::filesystem::remove(path);
+  return row;
+}
+
+namespace {
+
+// Runs `cmd` and parses its last line that starts with '{'.
+nlohmann::json run_json_command(const std::string& cmd) {
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) throw std::runtime_error("cannot run: " + cmd);
   std::string output, last_line;
@@ -135,7 +182,16 @@ BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads
   if (status != 0 || last_line.empty()) {
     throw std::runtime_error("the Python reference failed (" + cmd + "):\n" + output);
   }
-  const auto j = nlohmann::json::parse(last_line);
+  return nlohmann::json::parse(last_line);
+}
+
+}  // namespace
+
+BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads) {
+  const auto j = run_json_command(fmt::format(
+      "{} {}/scripts/reference/fieldbrain_ref.py time --R {} --B {} --cycles {} --warmup 1 "
+      "--threads {}",
+      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, R, B, cycles, threads));
   BenchRow row;
   row.impl = "python";
   row.R = R;
@@ -148,6 +204,34 @@ BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads
   row.syncs_per_cycle = -1;
   row.threads = threads;
   row.note = "mean";
+  return row;
+}
+
+BenchRow time_python_field_step(const torch::Device& device, const std::string& mode, int64_t B,
+                                int64_t R, int64_t threads) {
+  const std::string device_name = device.is_cuda() ? "cuda" : "cpu";
+  const auto j = run_json_command(fmt::format(
+      "{} {}/scripts/reference/fieldbrain_ref.py time-step --device {} --mode {} --R {} --B {} "
+      "--threads {} 2>&1",
+      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, device_name, mode, R, B, threads));
+  BenchRow row;
+  row.impl = mode == "compile" ? "torch_compile" : "python_eager";
+  row.device = device_name;
+  row.R = R;
+  row.B = B;
+  row.threads = threads;
+  row.allocs_per_cycle = -1;
+  row.tensor_buffers_per_cycle = -1;
+  row.syncs_per_cycle = -1;
+  row.note = "field_step, torch " + j.value("torch", std::string("?"));
+  if (j.contains("skipped")) {
+    row.skipped = j.at("skipped").get<std::string>();
+    return row;
+  }
+  row.ms_per_cycle = j.at("ms_per_step").get<double>();
+  row.ms_min = row.ms_per_cycle;  // the script reports the mean only
+  row.iterations = j.at("steps").get<int64_t>();
+  row.note += ", mean";
   return row;
 }
 

@@ -1,10 +1,13 @@
 // The measurements of fieldbrain-bench, one function per kind of row. Each times its work
 // after one untimed warm-up (which also grows any cached scratch), reporting the median
-// iteration, the CPU tensor allocations and the device->host copies per iteration.
+// iteration, the CPU tensor allocations and the device->host copies per iteration. Every row
+// runs on `device` (app/bench/device_timer.h: CUDA events on a GPU) and records it.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include <torch/torch.h>
 
 #include "app/bench/bench_report.h"
 
@@ -18,17 +21,28 @@ struct RowBudget {
 };
 
 // fieldbrain::field_step_out (the fused operator) on realistic inputs.
-BenchRow time_field_step_op(int64_t B, int64_t R, const RowBudget& budget);
+BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // fieldbrain::field_step_reference (plain ATen ops) on the same inputs.
-BenchRow time_field_step_reference(int64_t B, int64_t R, const RowBudget& budget);
+BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64_t R,
+                                   const RowBudget& budget);
 // dst.copy_(src) of the batch's field (B x 64 x R^3 float32: 8 MiB per robot at R = 32).
-BenchRow time_copy(int64_t B, int64_t R, const RowBudget& budget);
+BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // Whole FieldBrain cycles with config.field_step = field_step ("reference" -> impl
 // "cpp_reference", "fast" -> "cpp_fast") on a smooth synthetic sensor stream.
-BenchRow time_brain_cycle(const std::string& field_step, int64_t B, int64_t R,
-                          const RowBudget& budget);
-// The Python reference's cycle: `python3 scripts/reference/fieldbrain_ref.py time ...`.
+BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
+                          int64_t R, const RowBudget& budget);
+// FieldBrain::load of a brain saved after 30 cycles (some attractors live), on `device`; the
+// note carries the file size and the save time (another process's handshake waits on a load).
+BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
+// The Python reference's cycle: `python3 scripts/reference/fieldbrain_ref.py time ...` (the
+// reference cycle runs on the CPU: the row says device "cpu" whatever --device is).
 BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads);
+// The reference's field_step on `device` through the Python torch of FIELDBRAIN_PYTHON:
+// mode "eager" (row python_eager) or "compile" (row torch_compile, torch.compile). A row the
+// local torch cannot produce (no torch.compile before 2.0, no CUDA) comes back with
+// `skipped` set to the script's reason.
+BenchRow time_python_field_step(const torch::Device& device, const std::string& mode, int64_t B,
+                                int64_t R, int64_t threads);
 
 }  // namespace bench
 }  // namespace fieldbrain

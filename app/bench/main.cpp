@@ -1,7 +1,10 @@
-// fieldbrain-bench [--quick] [--json PATH]: the fused field step vs the reference field step vs
-// an 8 MiB-per-robot copy (the memory roofline), and whole cycles of the C++ reference path,
-// the C++ fast path and the Python reference, at R in {16, 32, 64} x B in {1, 4, 16}
-// (--quick: R = 32, B in {1, 4}). Prints a table; --json writes {"rows": [...]}.
+// fieldbrain-bench [--device cpu|cuda] [--quick] [--json PATH]: the fused field step vs the
+// reference field step vs an 8 MiB-per-robot copy (the memory roofline of the device), the
+// reference's field_step in Python (eager, and through torch.compile where the local torch
+// has it), and whole cycles of the C++ reference path, the C++ fast path and the Python
+// reference (CPU), at R in {16, 32, 64} x B in {1, 4, 16} (--quick: R = 32, B in {1, 4}).
+// Every row but the Python cycle runs on --device (CUDA rows timed with CUDA events). Prints
+// a table; --json writes {"rows": [...]}, each row with its "device".
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -17,14 +20,16 @@
 
 #include "app/bench/bench_report.h"
 #include "app/bench/bench_rows.h"
+#include "app/bench/device_timer.h"
 #include "brain/ops/caching_allocator.h"
 
 using namespace fieldbrain::bench;
 
 namespace {
 
-const std::vector<std::string> kAllImpls = {"copy",          "field_step_op", "field_step_reference",
-                                            "cpp_fast",      "cpp_reference", "python"};
+const std::vector<std::string> kAllImpls = {
+    "copy",     "field_step_op", "field_step_reference", "python_eager", "torch_compile",
+    "cpp_fast", "cpp_reference", "python",        "load"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -43,6 +48,7 @@ int main(int argc, char** argv) {
   double seconds = 2.0;
   int threads = 0;
   bool no_pool = false;
+  std::string device_name = "cpu";
   app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
   app.add_option("--json", json_path, "write the rows as JSON to this file");
   app.add_option("--R", Rs, "resolutions (default 16 32 64)");
@@ -50,9 +56,18 @@ int main(int argc, char** argv) {
   app.add_option("--impl", impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
   app.add_option("--seconds", seconds, "time budget per row (default 2; --quick 1)");
   app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
+  app.add_option("--device", device_name, "cpu (default) or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--no-pool", no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
   CLI11_PARSE(app, argc, argv);
+  torch::Device device = torch::kCPU;
+  try {
+    device = bench_device(device_name);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fieldbrain-bench: {}\n", e.what());
+    return 2;
+  }
   if (!no_pool) fieldbrain::ops::CachingCpuAllocator::install();
 
   if (quick) {
@@ -75,8 +90,8 @@ int main(int argc, char** argv) {
   slow.min_iterations = quick ? 1 : 2;
 
   std::vector<BenchRow> rows;
-  fmt::print(stderr, "fieldbrain-bench: {} intra-op threads, {}\n", at::get_num_threads(),
-             no_pool ? "default CPU allocator" : "caching CPU pool");
+  fmt::print(stderr, "fieldbrain-bench: device {}, {} intra-op threads, {}\n", device.str(),
+             at::get_num_threads(), no_pool ? "default CPU allocator" : "caching CPU pool");
   for (int64_t R : Rs) {
     for (int64_t B : Bs) {
       auto run = [&](const std::string& impl, auto fn) {
@@ -88,11 +103,15 @@ int main(int argc, char** argv) {
           fmt::print(stderr, "  {} R={} B={} failed: {}\n", impl, R, B, e.what());
         }
       };
-      run("copy", [&] { return time_copy(B, R, budget); });
-      run("field_step_op", [&] { return time_field_step_op(B, R, budget); });
-      run("field_step_reference", [&] { return time_field_step_reference(B, R, slow); });
-      run("cpp_fast", [&] { return time_brain_cycle("fast", B, R, budget); });
-      run("cpp_reference", [&] { return time_brain_cycle("reference", B, R, slow); });
+      const int64_t th = at::get_num_threads();
+      run("copy", [&] { return time_copy(device, B, R, budget); });
+      run("field_step_op", [&] { return time_field_step_op(device, B, R, budget); });
+      run("field_step_reference", [&] { return time_field_step_reference(device, B, R, slow); });
+      run("python_eager", [&] { return time_python_field_step(device, "eager", B, R, th); });
+      run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
+      run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
+      run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
+      run("load", [&] { return time_brain_load(device, B, R, slow); });
       run("python", [&] {
         return time_python_cycle(B, R, quick ? 2 : python_cycles(B, R), at::get_num_threads());
       });

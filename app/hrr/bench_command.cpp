@@ -1,7 +1,12 @@
-// `bench [--quick] [--json PATH]`: bind / unbind / cleanup throughput for D x batch, measured
-// here and, in the same run, with the same operations in PyTorch (scripts/hrr/bench.py through
-// /usr/bin/python3, same thread count). Prints a table with the ratio cpp/python and writes
-// {"rows": [{"op", "D", "batch", "cpp_ms", "python_ms"}, ...]}.
+// `bench [--quick] [--device cpu|cuda|auto] [--json PATH]`: bind / unbind / cleanup throughput
+// for D x batch, measured here and, in the same run, with the same operations in PyTorch
+// (scripts/hrr/bench.py through FIELDBRAIN_PYTHON, same thread count, same device). Prints a
+// table with the ratio cpp/python and writes
+// {"rows": [{"op", "D", "batch", "device", "cpp_ms", "python_ms"}, ...]}.
+// --device auto runs each batch where the device policy puts it, with the policy's threshold
+// measured first on this machine (measure_crossover, printed); on CUDA every call is
+// synchronised, on both sides, so times are the work's and not its launch's.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,6 +20,7 @@
 #include "app/hrr/bench_timing.h"
 #include "app/hrr/commands.h"
 #include "hrr/algebra.h"
+#include "hrr/device_policy.h"
 #include "hrr/item_memory.h"
 #include "hrr/random_vectors.h"
 
@@ -28,7 +34,22 @@ struct BenchArgs {
   std::vector<int64_t> batches = {1, 100, 10000};
   int64_t items = 1000;
   bool skip_python = false;
+  std::string device = "cpu";  // cpu | cuda | auto
+  DevicePolicy policy;         // for auto: calibrated before measuring
 };
+
+torch::Device device_for(const BenchArgs& args, int64_t batch) {
+  if (args.device == "auto") return args.policy.choose(batch);
+  return args.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+std::string device_list(const BenchArgs& args) {
+  std::string out;
+  for (int64_t batch : args.batches) {
+    out += (out.empty() ? "" : ",") + std::string(device_for(args, batch).is_cuda() ? "cuda" : "cpu");
+  }
+  return out;
+}
 
 using Key = std::tuple<std::string, int64_t, int64_t>;  // op, D, batch
 
@@ -54,18 +75,32 @@ std::map<Key, double> measure_cpp(const BenchArgs& args) {
   const std::size_t total = args.dims.size() * args.batches.size();
   std::size_t done = 0;
   for (int64_t d : args.dims) {
-    ItemMemory memory(ItemMemoryOptions(d).threshold(0.1));
     std::vector<std::string> labels;
     for (int64_t i = 0; i < args.items; ++i) labels.push_back(std::to_string(i));
-    memory->add(labels, random({args.items, d}, gen));
+    const torch::Tensor keys = random({args.items, d}, gen);
+    std::map<std::string, ItemMemory> memories;  // one per device used
     for (int64_t batch : args.batches) {
-      const torch::Tensor a = random({batch, d}, gen);
-      const torch::Tensor b = random({batch, d}, gen);
+      const torch::Device device = device_for(args, batch);
+      if (!memories.count(device.str())) {
+        ItemMemory memory(ItemMemoryOptions(d).threshold(0.1));
+        memory->to(device);
+        memory->add(labels, keys.to(device));
+        memories.emplace(device.str(), memory);
+      }
+      const ItemMemory& memory = memories.at(device.str());
+      const torch::Tensor a = random({batch, d}, gen).to(device);
+      const torch::Tensor b = random({batch, d}, gen).to(device);
       const torch::Tensor c = bind(a, b);
       const TimingBudget budget = budget_for(args.quick);
-      ms[{"bind", d, batch}] = median_call_ms([&] { bind(a, b); }, budget);
-      ms[{"unbind", d, batch}] = median_call_ms([&] { unbind(c, b); }, budget);
-      ms[{"cleanup", d, batch}] = median_call_ms([&] { memory->cleanup(a); }, budget);
+      auto timed = [&](auto op) {
+        return median_call_ms([&] {
+          op();
+          if (device.is_cuda()) torch::cuda::synchronize();
+        }, budget);
+      };
+      ms[{"bind", d, batch}] = timed([&] { bind(a, b); });
+      ms[{"unbind", d, batch}] = timed([&] { unbind(c, b); });
+      ms[{"cleanup", d, batch}] = timed([&] { memory->cleanup(a); });
       std::fprintf(stderr, "\r  c++:    %zu/%zu cases", ++done, total);
     }
   }
@@ -78,7 +113,7 @@ std::map<Key, PythonTiming> measure_python(const BenchArgs& args) {
                               "/scripts/hrr/bench.py --dims " + join(args.dims) + " --batches " +
                               join(args.batches) + " --items " + std::to_string(args.items) +
                               " --threads " + std::to_string(at::get_num_threads()) +
-                              (args.quick ? " --quick" : "");
+                              " --devices " + device_list(args) + (args.quick ? " --quick" : "");
   FILE* pipe = popen(command.c_str(), "r");  // stderr (progress) passes through
   if (!pipe) throw std::runtime_error("bench: cannot start " + command);
   std::string output;
@@ -99,10 +134,11 @@ std::map<Key, PythonTiming> measure_python(const BenchArgs& args) {
 
 void report(const BenchArgs& args, const std::map<Key, double>& cpp,
             const std::map<Key, PythonTiming>& python) {
-  std::printf("HRR bench: float32, CPU, %d thread(s), cleanup over M=%lld items (top-1 cosine)%s\n",
-              at::get_num_threads(), static_cast<long long>(args.items),
+  std::printf("HRR bench: float32, device %s, %d thread(s), cleanup over M=%lld items (top-1 cosine)%s\n",
+              args.device.c_str(), at::get_num_threads(), static_cast<long long>(args.items),
               args.quick ? ", --quick" : "");
-  std::printf("%-8s %6s %7s %12s %12s %10s\n", "op", "D", "batch", "c++ ms", "python ms", "c++/py");
+  std::printf("%-8s %6s %7s %5s %12s %12s %10s\n", "op", "D", "batch", "dev", "c++ ms", "python ms",
+              "c++/py");
   nlohmann::json rows = nlohmann::json::array();
   bool extrapolated = false;
   for (const char* op : {"bind", "unbind", "cleanup"}) {
@@ -111,7 +147,8 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
         const Key key{op, d, batch};
         const double c = cpp.at(key);
         const auto py = python.find(key);
-        nlohmann::json row = {{"op", op}, {"D", d}, {"batch", batch}, {"cpp_ms", c}};
+        const std::string dev = device_for(args, batch).is_cuda() ? "cuda" : "cpu";
+        nlohmann::json row = {{"op", op}, {"D", d}, {"batch", batch}, {"device", dev}, {"cpp_ms", c}};
         if (py != python.end()) {
           const PythonTiming& p = py->second;
           row["python_ms"] = p.ms;
@@ -119,13 +156,13 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
             row["python_extrapolated_from_rows"] = p.extrapolated_from_rows;
             extrapolated = true;
           }
-          std::printf("%-8s %6lld %7lld %12.4f %11.4f%s %10.2f\n", op, static_cast<long long>(d),
-                      static_cast<long long>(batch), c, p.ms,
+          std::printf("%-8s %6lld %7lld %5s %12.4f %11.4f%s %10.2f\n", op, static_cast<long long>(d),
+                      static_cast<long long>(batch), dev.c_str(), c, p.ms,
                       p.extrapolated_from_rows > 0 ? "*" : " ", c / p.ms);
         } else {
           row["python_ms"] = nullptr;
-          std::printf("%-8s %6lld %7lld %12.4f %12s %10s\n", op, static_cast<long long>(d),
-                      static_cast<long long>(batch), c, "-", "-");
+          std::printf("%-8s %6lld %7lld %5s %12.4f %12s %10s\n", op, static_cast<long long>(d),
+                      static_cast<long long>(batch), dev.c_str(), c, "-", "-");
         }
         rows.push_back(row);
       }
@@ -139,6 +176,10 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
   }
   if (!args.json_path.empty()) {
     const nlohmann::json doc = {{"rows", rows},
+                                {"device", args.device},
+                                {"gpu_batch_threshold", args.device == "auto" && args.policy.cuda_available
+                                                            ? nlohmann::json(args.policy.gpu_batch_threshold)
+                                                            : nlohmann::json()},
                                 {"threads", at::get_num_threads()},
                                 {"items", args.items},
                                 {"quick", args.quick}};
@@ -147,6 +188,27 @@ void report(const BenchArgs& args, const std::map<Key, double>& cpp,
     out << doc.dump(2) << "\n";
     std::printf("wrote %s\n", args.json_path.c_str());
   }
+}
+
+// --device auto: measures where CUDA starts to win on this machine and prints it.
+void calibrate(BenchArgs& args) {
+  if (!torch::cuda::is_available()) {
+    args.policy.cuda_available = false;
+    std::printf("device policy: no CUDA device, every batch runs on the CPU\n");
+    return;
+  }
+  const int64_t dim = *std::max_element(args.dims.begin(), args.dims.end());
+  const Crossover crossover = measure_crossover(dim, args.quick ? 4096 : 16384);
+  std::printf("device policy: bind crossover at D=%lld (median ms, synchronised)\n",
+              static_cast<long long>(dim));
+  std::printf("%7s %10s %10s\n", "batch", "cpu ms", "cuda ms");
+  for (const auto& p : crossover.points) {
+    std::printf("%7lld %10.4f %10.4f\n", static_cast<long long>(p.batch), p.cpu_ms, p.cuda_ms);
+  }
+  args.policy.cuda_available = true;
+  args.policy.gpu_batch_threshold = crossover.gpu_batch_threshold;
+  std::printf("device policy: batches >= %lld go to CUDA (measured above, not a constant)\n\n",
+              static_cast<long long>(crossover.gpu_batch_threshold));
 }
 
 }  // namespace
@@ -163,6 +225,10 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_flag("--no-python", args->skip_python, "skip the PyTorch side");
+  cmd->add_option("--device", args->device,
+                  "cpu, cuda, or auto (each batch where the measured device policy puts it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->callback([args]() {
     for (int64_t v : args->dims) {
       if (v < 1) throw std::invalid_argument("bench: dims must be >= 1");
@@ -170,6 +236,11 @@ void add_bench_command(CLI::App& app) {
     for (int64_t v : args->batches) {
       if (v < 1) throw std::invalid_argument("bench: batches must be >= 1");
     }
+    if (args->device == "cuda" && !torch::cuda::is_available()) {
+      throw std::invalid_argument("bench: --device cuda but no CUDA device is available to this "
+                                  "LibTorch (CPU-only build, or no GPU)");
+    }
+    if (args->device == "auto") calibrate(*args);
     const auto cpp = measure_cpp(*args);
     const auto python = args->skip_python ? std::map<Key, PythonTiming>{} : measure_python(*args);
     report(*args, cpp, python);

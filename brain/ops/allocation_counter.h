@@ -10,6 +10,8 @@
 
 #include <c10/core/Allocator.h>
 
+#include "brain/ops/torch_compat.h"
+
 namespace fieldbrain {
 namespace ops {
 
@@ -27,8 +29,9 @@ class AllocationCounter {
   struct Wrapper : c10::Allocator {
     c10::Allocator* inner = nullptr;
     mutable std::atomic<int64_t> count{0};
-    c10::DataPtr allocate(size_t n) const override;
+    c10::DataPtr allocate(size_t n) FIELDBRAIN_ALLOCATOR_CONST override;
     c10::DeleterFnPtr raw_deleter() const override;
+    void copy_data(void* dest, const void* src, size_t n) const FIELDBRAIN_COPY_DATA_OVERRIDE;
   };
   Wrapper wrapper_;
 };

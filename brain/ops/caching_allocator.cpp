@@ -3,6 +3,8 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <cstring>
+
 namespace fieldbrain {
 namespace ops {
 namespace {
@@ -32,7 +34,7 @@ CachingCpuAllocator& CachingCpuAllocator::install() {
 
 CachingCpuAllocator* CachingCpuAllocator::installed() { return g_installed; }
 
-c10::DataPtr CachingCpuAllocator::allocate(size_t n) const {
+c10::DataPtr CachingCpuAllocator::allocate(size_t n) FIELDBRAIN_ALLOCATOR_CONST {
   if (n == 0) return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CPU)};
   const size_t bytes = block_size(n);
   char* block = nullptr;
@@ -58,6 +60,11 @@ c10::DataPtr CachingCpuAllocator::allocate(size_t n) const {
 }
 
 c10::DeleterFnPtr CachingCpuAllocator::raw_deleter() const { return &release; }
+
+// Host memory on both sides (Allocator::clone, LibTorch >= 2.3).
+void CachingCpuAllocator::copy_data(void* dest, const void* src, size_t n) const {
+  if (n > 0) std::memcpy(dest, src, n);
+}
 
 void CachingCpuAllocator::release(void* data) {
   if (data == nullptr) return;

@@ -22,6 +22,8 @@
 
 #include <c10/core/Allocator.h>
 
+#include "brain/ops/torch_compat.h"
+
 namespace fieldbrain {
 namespace ops {
 
@@ -40,8 +42,9 @@ class CachingCpuAllocator final : public c10::Allocator {
   // The installed pool, or nullptr when install() was never called.
   static CachingCpuAllocator* installed();
 
-  c10::DataPtr allocate(size_t n) const override;
+  c10::DataPtr allocate(size_t n) FIELDBRAIN_ALLOCATOR_CONST override;
   c10::DeleterFnPtr raw_deleter() const override;
+  void copy_data(void* dest, const void* src, size_t n) const FIELDBRAIN_COPY_DATA_OVERRIDE;
 
   Stats stats() const;
   void release_cached();  // returns every cached block to the system

@@ -3,7 +3,9 @@ the natural PyTorch way (rfft/irfft, matmul + topk), timed like the C++ side (wa
 median of repeated calls until a time budget is spent).
 
 usage: bench.py --dims 512,1024,4096 --batches 1,100,10000 --items 1000 --threads N [--quick]
-Prints one JSON object {"rows": [{"op", "D", "batch", "ms"}, ...]} on stdout; progress on stderr.
+                [--devices cpu|cuda|cpu,cuda,cuda]  (one device, or one per batch size)
+On CUDA each call is followed by torch.cuda.synchronize(), as on the C++ side, so a time is
+the work's, not its launch's. Prints one JSON object {"rows": [{"op", "D", "batch", "ms"}, ...]} on stdout; progress on stderr.
 """
 import argparse
 import json
@@ -41,6 +43,15 @@ class Cleanup:
                                             torch.full_like(index.squeeze(-1), -1))
 
 
+def synchronized(call, device):
+    if device.type != "cuda":
+        return call
+    def run():
+        call()
+        torch.cuda.synchronize(device)
+    return run
+
+
 def median_call_ms(call, quick):
     warmup, min_calls, max_calls, budget = (1, 1, 200, 0.05) if quick else (1, 3, 1000, 0.5)
     for _ in range(warmup):
@@ -67,11 +78,17 @@ def main():
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--devices", default="cpu")
     args = parser.parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     dims = [int(x) for x in args.dims.split(",")]
     batches = [int(x) for x in args.batches.split(",")]
+    devices = [torch.device(x) for x in args.devices.split(",")]
+    if len(devices) == 1:
+        devices = devices * len(batches)
+    if len(devices) != len(batches):
+        sys.exit("bench.py: --devices needs one device or one per batch size")
     gen = torch.Generator().manual_seed(1)
     rows = []
     total = len(dims) * len(batches)
@@ -79,10 +96,13 @@ def main():
     with torch.inference_mode():
         for d in dims:
             keys = torch.randn(args.items, d, generator=gen) / d ** 0.5
-            cleanup = Cleanup(keys, 0.1)
-            for batch in batches:
-                a = torch.randn(batch, d, generator=gen) / d ** 0.5
-                b = torch.randn(batch, d, generator=gen) / d ** 0.5
+            cleanups = {}
+            for batch, device in zip(batches, devices):
+                if device not in cleanups:
+                    cleanups[device] = Cleanup(keys.to(device), 0.1)
+                cleanup = cleanups[device]
+                a = (torch.randn(batch, d, generator=gen) / d ** 0.5).to(device)
+                b = (torch.randn(batch, d, generator=gen) / d ** 0.5).to(device)
                 c = bind(a, b)
                 # Debian's torch uses the netlib reference BLAS, so one cleanup of 10,000
                 # queries at D=4096 takes minutes; --quick times the first QUICK_ROWS queries
@@ -92,8 +112,8 @@ def main():
                 for op, call in (("bind", lambda: bind(a, b)),
                                  ("unbind", lambda: unbind(c, b)),
                                  ("cleanup", lambda: cleanup(head))):
-                    row = {"op": op, "D": d, "batch": batch,
-                           "ms": median_call_ms(call, args.quick)}
+                    row = {"op": op, "D": d, "batch": batch, "device": device.type,
+                           "ms": median_call_ms(synchronized(call, device), args.quick)}
                     if op == "cleanup" and rows_used < batch:
                         row["ms"] *= batch / rows_used
                         row["extrapolated_from_rows"] = rows_used

@@ -10,6 +10,9 @@ steps ("---- 4." = "The cycle" step 4, "4.5" its item 5, "7.3" = field step item
 Run with Debian's /usr/bin/python3 (python3-torch 1.13):
   /usr/bin/python3 scripts/reference/fieldbrain_ref.py fixture --out DIR [--R 16 --B 1 ...]
   /usr/bin/python3 scripts/reference/fieldbrain_ref.py time --R 32 --B 1 --cycles 20
+  python3 scripts/reference/fieldbrain_ref.py time-step --device cuda --mode compile --R 32 --B 16
+field_step runs on the device of its tensors (cpu or cuda); the whole reference cycle
+(FieldBrainRef, `fixture` and `time`) runs on the CPU.
 
 Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
  D1  Products written a.b.c are evaluated left to right ((a*b)*c); sums a+b+c likewise;
@@ -142,18 +145,20 @@ class Ring:
 _KERNEL_CACHE = {}
 
 
-def _kernels(dtype=torch.float32):
-    """Depthwise conv3d weights for C7.3 (second difference per axis) and C7.4 (coupling)."""
-    if dtype in _KERNEL_CACHE:
-        return _KERNEL_CACHE[dtype]
-    lap = torch.tensor([1.0, -2.0, 1.0], dtype=dtype)
+def _kernels(dtype=torch.float32, device="cpu"):
+    """Depthwise conv3d weights for C7.3 (second difference per axis) and C7.4 (coupling),
+    made once per (dtype, device) on the device of the field they convolve."""
+    key = (dtype, str(device))
+    if key in _KERNEL_CACHE:
+        return _KERNEL_CACHE[key]
+    lap = torch.tensor([1.0, -2.0, 1.0], dtype=dtype, device=device)
     kx = lap.view(1, 1, 3, 1, 1).repeat(48, 1, 1, 1, 1).contiguous()
     ky = lap.view(1, 1, 1, 3, 1).repeat(48, 1, 1, 1, 1).contiguous()
     kz = lap.view(1, 1, 1, 1, 3).repeat(48, 1, 1, 1, 1).contiguous()
-    kc = torch.full((48, 1, 3, 3, 3), 0.1, dtype=dtype)
+    kc = torch.full((48, 1, 3, 3, 3), 0.1, dtype=dtype, device=device)
     kc[:, :, 1, 1, 1] = 0.0
-    _KERNEL_CACHE[dtype] = (kx, ky, kz, kc)
-    return _KERNEL_CACHE[dtype]
+    _KERNEL_CACHE[key] = (kx, ky, kz, kc)
+    return _KERNEL_CACHE[key]
 
 
 def field_step(field, noise, wave, ef, scalars):
@@ -164,7 +169,7 @@ def field_step(field, noise, wave, ef, scalars):
     Returns the field after 7.8 (global periodic diffusion).
     """
     B = field.shape[0]
-    kx, ky, kz, kc = _kernels(field.dtype)
+    kx, ky, kz, kc = _kernels(field.dtype, field.device)
 
     def sc(i):
         return scalars[:, i].reshape(B, 1, 1, 1, 1)
@@ -896,6 +901,60 @@ def cmd_time(args):
                       "cpu_ms_per_cycle": round(cpu_ms, 3)}))
 
 
+def field_step_inputs(B, R, seed, device):
+    """Random field-step inputs in the ranges of the brain (like brain/ops/field_step_inputs.h)."""
+    g = torch.Generator().manual_seed(seed)
+    field = torch.randn(B, 64, R, R, R, generator=g) * 0.2 + 0.05
+    field[:, 48:52] = torch.randn(B, 4, R, R, R, generator=g) * 0.1 + 2.0
+    noise = torch.randn(B, 48, R, R, R, generator=g)
+    wave = torch.randn(B, R, R, R, generator=g) * 0.1
+    ef = torch.randn(B, R, R, R, generator=g) * 0.05
+    scalars = torch.zeros(B, 8)
+    scalars[:, 0], scalars[:, 1], scalars[:, 2], scalars[:, 3], scalars[:, 4] = 0.99, 0.5, 0.3, 0.1, 1.0
+    return [t.to(device) for t in (field, noise, wave, ef, scalars)]
+
+
+def cmd_time_step(args):
+    """ms per field_step on --device, eager or through torch.compile; one JSON line. A row that
+    cannot run here (no such device, no torch.compile) is printed with "skipped": reason."""
+    row = {"impl": "python_eager" if args.mode == "eager" else "torch_compile", "device": args.device,
+           "R": args.R, "B": args.B, "torch": torch.__version__}
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        print(json.dumps(dict(row, skipped="no CUDA device visible to this torch")))
+        return
+    step = field_step
+    if args.mode == "compile":
+        if not hasattr(torch, "compile"):
+            print(json.dumps(dict(row, skipped=f"torch.compile needs PyTorch >= 2.0 (this is {torch.__version__})")))
+            return
+        step = torch.compile(field_step, mode=args.compile_mode)
+    torch.set_num_threads(args.threads)
+    inputs = field_step_inputs(args.B, args.R, args.seed, device)
+    try:
+        with torch.no_grad():
+            for _ in range(args.warmup):
+                step(*inputs)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(args.steps):
+                    step(*inputs)
+                end.record()
+                end.synchronize()
+                ms = start.elapsed_time(end) / args.steps
+            else:
+                t0 = time.perf_counter()
+                for _ in range(args.steps):
+                    step(*inputs)
+                ms = (time.perf_counter() - t0) * 1000.0 / args.steps
+    except Exception as e:  # e.g. Inductor without a C compiler: report, do not fail the bench
+        print(json.dumps(dict(row, skipped=f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")))
+        return
+    print(json.dumps(dict(row, steps=args.steps, ms_per_step=round(ms, 4))))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -925,9 +984,21 @@ def main(argv=None):
     pt = sub.add_parser("time", help="print ms per cycle as one JSON line")
     common(pt, 32, 20, 1)
     pt.add_argument("--warmup", type=int, default=2)
+    ps = sub.add_parser("time-step", help="print ms per field_step on a device as one JSON line")
+    ps.add_argument("--R", type=int, default=32)
+    ps.add_argument("--B", type=int, default=1)
+    ps.add_argument("--seed", type=int, default=42)
+    ps.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    ps.add_argument("--mode", default="eager", choices=("eager", "compile"))
+    ps.add_argument("--compile-mode", default="max-autotune", help="torch.compile mode")
+    ps.add_argument("--steps", type=int, default=20)
+    ps.add_argument("--warmup", type=int, default=3)
+    ps.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     if args.cmd == "fixture":
         cmd_fixture(args)
+    elif args.cmd == "time-step":
+        cmd_time_step(args)
     else:
         cmd_time(args)
 

@@ -1,5 +1,9 @@
 #include "test/brain/brain_state.h"
 
+#include <unistd.h>  // getpid
+
+#include <filesystem>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -19,6 +23,13 @@ torch::Tensor buffer(const FieldBrainImpl& brain, const std::string& name) {
 std::map<std::string, torch::Tensor> snapshot(const FieldBrainImpl& brain) {
   std::map<std::string, torch::Tensor> out;
   for (const auto& item : brain.named_buffers(true)) out[item.key()] = item.value().cpu().clone();
+  // A retired attractor slot is never read again (its next use overwrites it whole), and saves
+  // keep only the live slots: the state is the bank's live slots, so dead ones compare as zero.
+  const auto live = out.at("attractors.valid");
+  auto& bank = out.at("attractors.bank");
+  for (int64_t b = 0; b < live.size(0); ++b)
+    for (int64_t a = 0; a < live.size(1); ++a)
+      if (live[b][a].item<int64_t>() == 0) bank[b][a].zero_();
   return out;
 }
 
@@ -30,6 +41,12 @@ std::string first_difference(const std::map<std::string, torch::Tensor>& a,
     if (it == b.end() || !torch::equal(t, it->second)) return name;
   }
   return "";
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("fieldbrain-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 BrainConfig small_config(int64_t R, int64_t S, int64_t M) {

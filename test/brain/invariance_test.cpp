@@ -8,15 +8,6 @@
 #include "test/brain/brain_state.h"
 
 namespace fieldbrain::test {
-namespace {
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("fieldbrain-" + std::to_string(::getpid()) + "-" + name))
-      .string();
-}
-
-}  // namespace
 
 TEST_CASE("A robot's trajectory is the same alone and inside a batch", "[brain]") {
   at::set_num_threads(1);

@@ -75,12 +75,12 @@ TEST_CASE("vocabularies and item memories survive a save/load round trip", "[hrr
                       std::filesystem::directory_iterator()) == 2);
 }
 
-TEST_CASE("Python's torch.load opens a saved vocabulary", "[hrr]") {
+TEST_CASE("Python's torch.load(weights_only=True) opens a saved vocabulary", "[hrr]") {
   ScratchDir dir;
   save_vocabulary(sample_vocabulary(), dir.file("vocab.pt"));
   const std::string command =
       fieldbrain::hrr::test::python() + " -c \"import torch; d = torch.load('" +
-      dir.file("vocab.pt") + "'); print(d['format'], tuple(d['vectors'].shape), d['digest'][:7])\"";
+      dir.file("vocab.pt") + "', weights_only=True); print(d['format'], tuple(d['vectors'].shape), d['digest'][:7])\"";
   const auto result = fieldbrain::hrr::test::run_command(command);
   INFO(result.output);
   CHECK(result.exit_code == 0);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "brain/persistence.h"
+#include "brain/plain_pickle.h"
 
 namespace fs = std::filesystem;
 using fieldbrain::Archive;
@@ -79,6 +80,96 @@ TEST_CASE("Python's torch.load opens an archive and verifies its checksum", "[pe
                           "/scripts/verify_archive.py " + (dir / "a.pt").string();
   CHECK(std::system(cmd.c_str()) == 0);
   fs::remove_all(dir);
+}
+
+TEST_CASE("Python's torch.load(weights_only=True) opens an archive as plain dicts", "[persistence]") {
+  auto dir = temp_dir();
+  const auto path = (dir / "a.pt").string();
+  save_archive(path, sample_tensors(), {{"who", "test"}});
+  // Values computed here independently: sample_tensors' counter is arange(5), its mask has two
+  // true elements.
+  const std::string script =
+      "import json, torch\n"
+      "a = torch.load('" + path + "', weights_only=True)\n"
+      "assert type(a) is dict and type(a['tensors']) is dict, type(a)\n"
+      "assert a['format'] == 'fieldbrain-archive' and a['version'] == 2\n"
+      "assert json.loads(a['meta']) == {'who': 'test'}\n"
+      "assert a['tensors']['counter'].tolist() == [0, 1, 2, 3, 4]\n"
+      "assert int(a['tensors']['mask'].sum()) == 2\n"
+      "assert tuple(a['tensors']['field'].shape) == (2, 3, 4)\n";
+  const auto script_path = dir / "check.py";
+  write_all(script_path, script);
+  CHECK(std::system((std::string(FIELDBRAIN_PYTHON) + " " + script_path.string()).c_str()) == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A version 1 archive still loads and an unknown version is refused by number",
+          "[persistence]") {
+  auto dir = temp_dir();
+  const auto tensors = sample_tensors();
+  const std::string meta_dump = nlohmann::json{{"cycle", 3}}.dump();
+  auto archive_dict = [&](int64_t version, const std::string& digest) {
+    c10::impl::GenericDict t(c10::StringType::get(), c10::TensorType::get());
+    for (const auto& [name, tensor] : tensors) t.insert(name, tensor);
+    c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
+    top.insert("format", std::string("fieldbrain-archive"));
+    top.insert("version", version);
+    top.insert("meta", meta_dump);
+    top.insert("tensors", t);
+    top.insert("sha256", digest);
+    return top;
+  };
+  SECTION("version 1: type-tagged dicts (torch::pickle_save) and the v1 digest") {
+    const std::vector<char> v1 =
+        torch::pickle_save(archive_dict(1, fieldbrain::archive_digest(tensors, meta_dump, 1)));
+    write_all(dir / "v1.pt", std::string(v1.begin(), v1.end()));
+    const Archive back = load_archive((dir / "v1.pt").string());
+    CHECK(back.version == 1);
+    CHECK(back.meta.at("cycle") == 3);
+    CHECK(torch::equal(back.tensors.at("field"), tensors.at("field")));
+  }
+  SECTION("version 7 (from a newer build)") {
+    write_all(dir / "v7.pt", fieldbrain::pickle_save_plain(archive_dict(
+                                 7, fieldbrain::archive_digest(tensors, meta_dump, 7))));
+    CHECK_THAT(load_error(dir / "v7.pt"), Catch::Contains("version 7"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Packed slots keep exactly the live slots of a bank and restore them in place",
+          "[persistence]") {
+  torch::manual_seed(3);
+  const torch::Tensor bank = torch::randn({2, 3, 4, 5});
+  const torch::Tensor live = torch::tensor({{1, 0, 1}, {0, 0, 1}}, torch::kLong);
+  const fieldbrain::PackedSlots packed = fieldbrain::pack_live_slots(bank, live);
+  REQUIRE(packed.rows.sizes() == torch::IntArrayRef({3, 4, 5}));
+  CHECK(torch::equal(packed.index, torch::tensor({{0, 0}, {0, 2}, {1, 2}}, torch::kLong)));
+  CHECK(torch::equal(packed.rows[1], bank[0][2]));
+
+  torch::Tensor restored = torch::full({2, 3, 4, 5}, 9.0f);
+  fieldbrain::unpack_live_slots(restored, packed.rows, packed.index);
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t a = 0; a < 3; ++a) {
+      INFO("slot " << b << "," << a);
+      if (live[b][a].item<int64_t>() != 0) {
+        CHECK(torch::equal(restored[b][a], bank[b][a]));
+      } else {
+        CHECK(restored[b][a].abs().max().item<float>() == 0.0f);
+      }
+    }
+  }
+  SECTION("an index outside the bank is refused before anything is written") {
+    torch::Tensor untouched = torch::full({2, 3, 4, 5}, 9.0f);
+    CHECK_THROWS_WITH(fieldbrain::unpack_live_slots(untouched, packed.rows,
+                                                    torch::tensor({{0, 0}, {0, 3}, {1, 2}}, torch::kLong)),
+                      Catch::Contains("outside"));
+    CHECK(untouched.min().item<float>() == 9.0f);
+  }
+  SECTION("rows of another slot shape are refused") {
+    torch::Tensor other = torch::zeros({2, 3, 4, 6});
+    CHECK_THROWS_AS(fieldbrain::unpack_live_slots(other, packed.rows, packed.index),
+                    std::runtime_error);
+  }
 }
 
 TEST_CASE("Damaged archives are refused with a clear reason", "[persistence]") {

@@ -1,6 +1,7 @@
 // CUDA registration of fieldbrain::field_step / field_step_out (built with FIELDBRAIN_CUDA=ON
 // against a CUDA LibTorch). The kernels are in field_step_kernel.cu; this file checks the
 // arguments, keeps the workspace and launches on the current stream, with no host sync.
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>

@@ -40,6 +40,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
                                               "log_level",
                                               "subscriber_queue",
                                               "max_monitor_clients",
+                                              "record_dir",
                                               "brain"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
@@ -60,6 +61,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "log_level", c.log_level);
   read_key(j, "subscriber_queue", c.subscriber_queue);
   read_key(j, "max_monitor_clients", c.max_monitor_clients);
+  read_key(j, "record_dir", c.record_dir);
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
     c.brain = j.at("brain");
@@ -81,6 +83,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"log_level", c.log_level},
        {"subscriber_queue", c.subscriber_queue},
        {"max_monitor_clients", c.max_monitor_clients},
+       {"record_dir", c.record_dir},
        {"brain", c.brain}};
 }
 

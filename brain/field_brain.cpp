@@ -33,7 +33,7 @@ uint64_t robot_seed(uint64_t seed, uint64_t key) {
 
 namespace {
 
-// Telemetry columns kept on the device each cycle (CYCLE.md "Telemetry").
+// Telemetry columns kept on the device each cycle (docs/cycle.md "Telemetry").
 enum TelemetryColumn : int64_t {
   kTeleConfidence,
   kTeleNovelty,
@@ -108,7 +108,7 @@ struct FieldBrainImpl::Parts {
   NextInputPrediction prediction{nullptr};
   MotorGeneration motors{nullptr};
   MotorEcho echo{nullptr};
-  // The cycle's draws (scratch, rewritten every cycle): CYCLE.md per-cycle draws 1-4.
+  // The cycle's draws (scratch, rewritten every cycle): docs/cycle.md per-cycle draws 1-4.
   torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
 };
 
@@ -168,7 +168,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   }
   if (!draw_initial_state) return;
 
-  // CYCLE.md "Construction", per robot in order.
+  // docs/cycle.md "Construction", per robot in order.
   torch::NoGradGuard no_grad;
   for (int64_t b = 0; b < B; ++b) {
     auto& gen = generators_[b];

@@ -1,4 +1,4 @@
-// FieldBrain: the whole v1 cycle (brain/CYCLE.md) for a batch of B robots sharing (S, M, R).
+// FieldBrain: the whole v1 cycle (docs/cycle.md) for a batch of B robots sharing (S, M, R).
 //
 // Guarantees (see brain/INTERFACE.md):
 //  - every piece of state is a registered buffer, pre-allocated on the configured device at
@@ -22,7 +22,7 @@
 
 namespace fieldbrain {
 
-// splitmix64 finaliser of CYCLE.md "Randomness": the seed of robot `key`'s generator.
+// splitmix64 finaliser of docs/cycle.md "Randomness": the seed of robot `key`'s generator.
 uint64_t robot_seed(uint64_t seed, uint64_t key);
 
 class FieldBrainImpl : public torch::nn::Module {
@@ -46,7 +46,7 @@ class FieldBrainImpl : public torch::nn::Module {
   int64_t batch() const;
   int64_t cycle() const;                    // cycles completed (host counter, no sync)
   const BrainConfig& config() const;
-  nlohmann::json telemetry(int64_t robot);  // LEGACY_BRAIN §9 metrics (one host copy)
+  nlohmann::json telemetry(int64_t robot);  // legacy §9 metrics (one host copy)
   torch::Tensor field_slice(int64_t robot, int64_t channel, int64_t z);  // [R,R] CPU
 
   void save(const std::string& path) const;  // atomic, checksummed, torch.load-able

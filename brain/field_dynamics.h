@@ -1,4 +1,4 @@
-// The field step (CYCLE.md step 7, items 1-8): decay, spontaneous activity, learned
+// The field step (docs/cycle.md step 7, items 1-8): decay, spontaneous activity, learned
 // diffusion, coupling, dynamics self-modification, NaN repair/squash/clamp and the global
 // periodic diffusion. The reference path uses plain ATen ops one-to-one with
 // scripts/reference; the fused operator of brain/ops has the same contract.
@@ -12,7 +12,7 @@
 namespace fieldbrain {
 
 // field   [B,64,R,R,R] float32   the field after the imprint (not modified)
-// noise   [B,48,R,R,R] float32   eps_sp, standard normal (CYCLE.md draw 2)
+// noise   [B,48,R,R,R] float32   eps_sp, standard normal (docs/cycle.md draw 2)
 // wave    [B,R,R,R]    float32   sum over valid wave vectors of sin(phi + (wv.(x,y,z))/3)
 // ef      [B,R,R,R]    float32   the error field Ef (ignored where has_ef = 0)
 // scalars [B,8]        float32   per robot: 0 decay (the modulation's decay_rate, before x0.999),
@@ -44,7 +44,7 @@ struct FieldDynamicsOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-// Holds the per-robot wave vectors of the spontaneous activity (CYCLE.md construction draws
+// Holds the per-robot wave vectors of the spontaneous activity (docs/cycle.md construction draws
 // 2-3) and runs the configured field step.
 class FieldDynamicsImpl : public torch::nn::Module {
  public:

@@ -1,4 +1,4 @@
-// The field step as a TorchScript module (BRAIN.md "Operators and the field step").
+// The field step as a TorchScript module (models/README.md, docs/cycle.md step 7).
 //
 // Contract of every scripted step (built-in, exported to models/field_step.pt, or a user's):
 //   forward(self, field: Tensor, noise: Tensor, wave: Tensor, ef: Tensor, scalars: Tensor) -> Tensor

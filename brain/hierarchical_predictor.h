@@ -1,4 +1,4 @@
-// Hierarchical prediction (CYCLE.md steps 2 and 9 first half; LEGACY_BRAIN §4.2): four
+// Hierarchical prediction (docs/cycle.md steps 2 and 9 first half; legacy §4.2): four
 // timescales (immediate, last 10, last 100, all history) each with a linear readout W[k]
 // [16,S] from the mean of its 16 field channels, learned from its own error, and the pending
 // field update U_h that writes each timescale's target pattern around the enc2field sites.

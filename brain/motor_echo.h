@@ -1,4 +1,4 @@
-// Motor echo (CYCLE.md step 11; LEGACY_BRAIN §3.14): the motor command is written back into
+// Motor echo (docs/cycle.md step 11; legacy §3.14): the motor command is written back into
 // the last two dynamics channels, so the field feels what the robot did.
 #pragma once
 

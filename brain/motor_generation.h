@@ -1,4 +1,4 @@
-// Motor generation (CYCLE.md step 10; LEGACY_BRAIN §3.12): the motors follow the activity
+// Motor generation (docs/cycle.md step 10; legacy §3.12): the motors follow the activity
 // gradient across the faces of the spatial channels, plus exploration noise. Always M values.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Next-input prediction and its scoring (CYCLE.md steps 1 and 9; LEGACY_BRAIN §3.3, §3.11,
+// Next-input prediction and its scoring (docs/cycle.md steps 1 and 9; legacy §3.3, §3.11,
 // §4.3): the brain predicts its next sensor vector from the hierarchical readouts, the
 // momentum of the recent inputs and the active pooled cells; when the input arrives the
 // error updates the prediction confidence.

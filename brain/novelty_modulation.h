@@ -1,5 +1,5 @@
-// Field state, novelty, confidence and modulation (CYCLE.md step 5 and step 7.6;
-// LEGACY_BRAIN §3.6): how informative and how novel the field is, how well prediction is
+// Field state, novelty, confidence and modulation (docs/cycle.md step 5 and step 7.6;
+// legacy §3.6): how informative and how novel the field is, how well prediction is
 // going, and from that the drive, exploration, imprint strength, decay and self-modification
 // strength that steer the rest of the cycle.
 #pragma once

@@ -1,4 +1,4 @@
-// The prediction-error field and resource allocation (CYCLE.md step 3; LEGACY_BRAIN §4.4):
+// The prediction-error field and resource allocation (docs/cycle.md step 3; legacy §4.4):
 // the signed error of the sensors of each enc2field site becomes a spatial map Ef that
 // modulates the field dynamics (step 7.5), the self-modification boost and the imprint.
 #pragma once

@@ -1,4 +1,4 @@
-// Reward attractors (CYCLE.md steps 6 and 7.9; LEGACY_BRAIN §3.7, §4.6): a rewarded or
+// Reward attractors (docs/cycle.md steps 6 and 7.9; legacy §3.7, §4.6): a rewarded or
 // punished field is remembered in a ring of A slots and, while its strength decays, pulls the
 // field towards (reward) or away from (punishment) that state.
 #pragma once

@@ -1,4 +1,4 @@
-// A fixed-capacity ring of items per robot (CYCLE.md "Ring buffers"): the legacy deques in a
+// A fixed-capacity ring of items per robot (docs/cycle.md "Ring buffers"): the legacy deques in a
 // batched, pre-allocated form. The data lives on the brain's device; the push counts live on
 // the host (a CPU buffer), because which slots are valid only depends on how often each robot
 // pushed, which the host knows without a device sync.

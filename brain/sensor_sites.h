@@ -1,4 +1,4 @@
-// The 16 enc2field sites (CYCLE.md "Static tables"): where the hierarchical predictor writes
+// The 16 enc2field sites (docs/cycle.md "Static tables"): where the hierarchical predictor writes
 // its patterns and the regions of the prediction-error field. Sensor j belongs to site j mod 16.
 #pragma once
 

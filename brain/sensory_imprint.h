@@ -1,5 +1,5 @@
-// Emergent sensory mapping and the imprint of the input into the field (CYCLE.md step 4;
-// LEGACY_BRAIN §3.4, §4.1). Three location strategies (a remembered location of a similar
+// Emergent sensory mapping and the imprint of the input into the field (docs/cycle.md step 4;
+// legacy §3.4, §4.1). Three location strategies (a remembered location of a similar
 // pattern, the resonant projection, an empty place) are all computed on the device and chosen
 // with `where`; a 5x5x5 blob of the imprint strength is then added to all 64 channels.
 #pragma once

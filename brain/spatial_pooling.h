@@ -1,4 +1,4 @@
-// Spatial pooling (CYCLE.md step 8): 4x4x4 cells instead of legacy's topology regions. A cell is
+// Spatial pooling (docs/cycle.md step 8): 4x4x4 cells instead of legacy's topology regions. A cell is
 // active when its mean activity exceeds the salience threshold; active cells feed confidence
 // (step 1 of the next cycle) and the next-input prediction (step 9).
 #pragma once

@@ -10,16 +10,27 @@
 option(FIELDBRAIN_UNITY_BUILD "Compile each target as unity batches (fast clean builds)" ON)
 set(FIELDBRAIN_UNITY_BATCH 8 CACHE STRING "Sources per unity translation unit")
 
+#
+# INSTALLED marks a target that `cmake --install` ships (cmake/FieldbrainInstall.cmake): it gets
+# no FIELDBRAIN_SOURCE_DIR / FIELDBRAIN_PYTHON (an installed library must not depend on this
+# checkout), and its headers are found under <prefix>/include/fieldbrain once installed.
 function(fieldbrain_target target)
-  cmake_parse_arguments(FB "TORCH" "" "" ${ARGN})
+  cmake_parse_arguments(FB "TORCH;INSTALLED" "" "" ${ARGN})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   if(FIELDBRAIN_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
-  target_compile_definitions(${target} PRIVATE
-    FIELDBRAIN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    FIELDBRAIN_PYTHON="${FIELDBRAIN_PYTHON}")
+  # __FILE__ (LibTorch's TORCH_CHECK messages) names files relative to the repository, so no
+  # binary carries this machine's checkout path.
+  target_compile_options(${target} PRIVATE -ffile-prefix-map=${PROJECT_SOURCE_DIR}/=)
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                              $<INSTALL_INTERFACE:include/fieldbrain>
+                                              $<INSTALL_INTERFACE:include>)
+  if(NOT FB_INSTALLED)
+    target_compile_definitions(${target} PRIVATE
+      FIELDBRAIN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+      FIELDBRAIN_PYTHON="${FIELDBRAIN_PYTHON}")
+  endif()
   if(FIELDBRAIN_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON
                           UNITY_BUILD_BATCH_SIZE ${FIELDBRAIN_UNITY_BATCH})

@@ -3,7 +3,7 @@
 // any device, broadcasts leading dims like torch's elementwise ops, returns a new tensor of the
 // same dtype on the same device, and throws std::invalid_argument on mismatched D or dtype.
 //
-// Conventions (HRR_RESEARCH.md §3.1): A = DFT(a) unnormalised; bind multiplies spectra; the
+// Conventions (docs/hrr.md): A = DFT(a) unnormalised; bind multiplies spectra; the
 // "involution" a†[i] = a[(-i) mod D] is the approximate inverse (conjugate spectrum).
 #pragma once
 

@@ -1,6 +1,6 @@
 // Clean-up capacity: how many role-filler pairs one trace of dimension D holds when the
-// fillers are recovered by nearest-neighbour clean-up among M candidates (HRR_RESEARCH.md
-// §3.5). Procedure per trial: a codebook of M unit Gaussian fillers; trace = sum of k
+// fillers are recovered by nearest-neighbour clean-up among M candidates (docs/hrr.md
+// "Numbers to expect"). Procedure per trial: a codebook of M unit Gaussian fillers; trace = sum of k
 // bind(role_i, filler_i) with distinct fillers from the codebook and fresh roles; every role
 // is queried; success = the codebook's top-1 dot product is the true filler.
 #pragma once

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds the Release tree in build/; every executable lands in build/bin/.
+# TARGETS="a b" builds only those targets (scripts/run.sh builds just what a run needs).
 # Ninja (scheduling across targets) and unity batches (cmake/FieldbrainTarget.cmake) keep a
 # clean build of everything around 7 minutes on 2 cores; ccache makes rebuilds cheap.
 #
@@ -72,4 +73,6 @@ if command -v ccache >/dev/null; then
 fi
 [ "${CI:-}" = "true" ] && args+=(-DFIELDBRAIN_WERROR=ON)
 cmake "${args[@]}" "$@" >/dev/null
-cmake --build "$tree" -j"$(nproc)"
+targets=()
+for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$tree" -j"$(nproc)" "${targets[@]}"

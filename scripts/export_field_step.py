@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exports the field step as TorchScript to models/field_step.pt (BRAIN.md, brain/INTERFACE.md).
+"""Exports the field step as TorchScript to models/field_step.pt (docs/cycle.md, brain/INTERFACE.md).
 
 The exported module's forward has the contract every scripted step honours:
     forward(self, field, noise, wave, ef, scalars) -> Tensor
@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class FieldStep(torch.nn.Module):
-    """CYCLE.md step 7.1-7.8 through the fused operator fieldbrain::field_step."""
+    """docs/cycle.md step 7.1-7.8 through the fused operator fieldbrain::field_step."""
 
     def forward(self, field: torch.Tensor, noise: torch.Tensor, wave: torch.Tensor,
                 ef: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job (README): see the brain drive. Sets up, builds, starts fieldbrain-server with configs/default.json on
 # free loopback ports, runs one simulated PiCar-X (fieldbrain-sim, framing B as the real
-# client) for a bounded number of cycles with a progress line, prints where the pictures
-# are, and stops the server cleanly (SIGTERM: it saves and exits).
+# client) for a bounded number of cycles with a progress line, stops the server cleanly
+# (SIGTERM: it saves and exits), draws the pictures (scripts/plot_run.py, matplotlib) and
+# prints a summary table and the pictures' paths. Builds only the two executables a run needs.
 #   scripts/run.sh [extra fieldbrain-sim flags, e.g. --robots 3 --reward]
 #   CYCLES=300 OUT=sim-out scripts/run.sh
 #   BIN=build-x/bin SKIP_BUILD=1 scripts/run.sh   (binaries of another build tree)
@@ -11,13 +12,14 @@ cd "$(dirname "$0")/.."
 cycles=${CYCLES:-300}
 out=${OUT:-out/run}
 bin=${BIN:-build/bin}  # another build tree: BIN=build-x/bin SKIP_BUILD=1
-[ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; scripts/build.sh; }
+[ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; TARGETS="fieldbrain-server fieldbrain-sim" scripts/build.sh; }
 mkdir -p "$out"
 log="$out/server.log"
 "$bin/fieldbrain-server" --config configs/default.json --host 127.0.0.1 --port 0 \
   --monitor-port 0 --state-dir "$out/state" >"$log" 2>&1 &
 server=$!
-trap 'kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+stop_server() { kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+trap stop_server EXIT
 ports=""
 for _ in $(seq 1 1200); do
   ports=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\) (monitor \([0-9]*\)).*/\1 \2/p' "$log" | head -1)
@@ -31,5 +33,7 @@ echo "fieldbrain-server on 127.0.0.1:$port (monitor $monitor), log $log"
 status=0
 "$bin/fieldbrain-sim" --server "127.0.0.1:$port" --monitor "127.0.0.1:$monitor" \
   --robots 1 --cycles "$cycles" --out "$out" "$@" || status=$?
-echo "pictures: $out/trajectories.png and $out/field_*.png; numbers: $out/summary.json"
+stop_server
+/usr/bin/python3 scripts/plot_run.py "$out" || status=$?
+echo "numbers: $out/summary.json, $out/run_data.json; server log: $log"
 exit "$status"

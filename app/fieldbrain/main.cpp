@@ -1,7 +1,7 @@
 // fieldbrain: runs N brain cycles on a synthetic PiCar-X input stream and prints cycles/s and
 // the telemetry of the last cycle. With --python it also times the Python reference
 // (scripts/reference/fieldbrain_ref.py) at the same R and B, so both numbers come from one
-// command.
+// command. `fieldbrain replay FOLDER` replays a recorded server session (docs/replay.md).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/fieldbrain/picarx_stream.h"
+#include "app/fieldbrain/replay_command.h"
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
 #include "brain/ops/caching_allocator.h"
@@ -74,7 +75,10 @@ int main(int argc, char** argv) {
   app.add_flag("--python", python, "also time the Python reference at the same R and B");
   app.add_option("--python-cycles", python_cycles, "cycles for the Python timing");
   app.add_flag("--stages", stages, "print the mean host ms of each stage of the cycle");
+  fieldbrain::ReplayCommand replay;
+  fieldbrain::add_replay_command(app, replay);
   CLI11_PARSE(app, argc, argv);
+  if (*replay.sub) return fieldbrain::run_replay_command(replay);
 
   try {
     // A cycle creates the same tensors every time: serve them from a pool (no malloc, no page

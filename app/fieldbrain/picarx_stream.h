@@ -1,5 +1,5 @@
 // A synthetic PiCar-X sensor stream: the 12-float layout of the 2025-08-20 client
-// (LEGACY_PROTOCOL.md §3.2.1: 3 grayscale, ultrasonic, battery, 7 audio features), with a
+// (docs/protocol.md, legacy §3.2.1: 3 grayscale, ultrasonic, battery, 7 audio features), with a
 // robot driving over a line, towards and away from a wall, on a slowly draining battery.
 // Vectors longer than 12 are padded with 0.5 as the client's BrainClient does; shorter ones
 // are truncated. Deterministic for a given seed.

@@ -38,7 +38,7 @@ void print_curve(const CapacityOptions& options, const std::vector<CapacityPoint
 void add_capacity_command(CLI::App& app) {
   auto options = std::make_shared<CapacityOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "capacity", "Measure pairs-per-trace vs clean-up accuracy (HRR_RESEARCH.md §3.5)");
+      "capacity", "Measure pairs-per-trace vs clean-up accuracy (docs/hrr.md)");
   cmd->add_option("--dim", options->dim, "dimension D")
       ->required()
       ->check(CLI::Range(int64_t{2}, int64_t{1} << 20));

@@ -207,6 +207,7 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.session_cycles += 1;
     robot.brain_ms_total += ms / k;
     robot.view.avg_cycle_ms = robot.brain_ms_total / robot.view.session_cycles;
+    if (robot.recording) robot.recording->append(job.sensors, job.reward, r.motors);
     robot.view.last_sensors = std::move(job.sensors);
     robot.view.last_motors = r.motors;
     robot.view.last_reward = job.reward;
@@ -295,6 +296,10 @@ void BrainWorker::do_attach(AttachJob& job) {
     }
   }
   robot.view.cycle = engine_.cycle(robot.slot);
+  if (options_.recorder) {
+    robot.recording = options_.recorder->open(key, robot_key_hash(key), job.sensory_dim,
+                                              job.motor_dim, robot.view.cycle);
+  }
   result.ok = true;
   result.id = robot.view.id;
   result.cycle = robot.view.cycle;
@@ -307,6 +312,7 @@ void BrainWorker::do_detach(RobotId id) {
   auto it = robots_.find(id);
   if (it == robots_.end()) return;
   save_robot(it->second);
+  if (it->second.recording) it->second.recording->close();
   try {
     engine_.destroy(it->second.slot);
   } catch (const std::exception& e) {

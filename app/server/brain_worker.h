@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "app/server/brain_engine.h"
+#include "app/server/recorder.h"
 #include "app/server/server_stats.h"
 
 namespace fieldbrain::server {
@@ -35,6 +36,7 @@ using RobotId = uint64_t;
 struct WorkerOptions {
   std::string state_dir;          // empty = no persistence
   int64_t save_every_cycles = 0;  // 0 = no periodic save
+  std::shared_ptr<Recorder> recorder;  // null = sessions are not recorded (--record)
 };
 
 struct AttachResult {
@@ -137,6 +139,7 @@ class BrainWorker {
     BrainEngine::Slot slot = 0;
     std::string state_path;
     double brain_ms_total = 0;
+    std::shared_ptr<SessionRecording> recording;
   };
 
   bool push(Job job);

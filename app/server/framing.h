@@ -1,4 +1,4 @@
-// The binary wire formats of the robot port (LEGACY_PROTOCOL.md §1): framing A (ef2bdb8,
+// The binary wire formats of the robot port (docs/protocol.md, legacy §1): framing A (ef2bdb8,
 // 9-byte header), B ("ROBO" magic, HEAD PiCar-X client) and C (0xDEADBEEF, HEAD demos), plus
 // the JSON-lines mode, told apart by the first bytes of a connection (§1.5).
 //

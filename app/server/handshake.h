@@ -1,4 +1,4 @@
-// The binary handshake (LEGACY_PROTOCOL.md §2): parsing the robot's capability vector, the
+// The binary handshake (docs/protocol.md, legacy §2): parsing the robot's capability vector, the
 // reply each framing expects, the in-band error vector, and the legacy profile key.
 #pragma once
 

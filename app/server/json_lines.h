@@ -1,4 +1,4 @@
-// The JSON-lines mode of the robot port (PROTOCOL.md "JSON lines"): one object per line.
+// The JSON-lines mode of the robot port (docs/protocol.md "JSON lines"): one object per line.
 //
 // Client -> server:
 //   {"type":"handshake","robot_id":"r1","sensory_dim":S,"motor_dim":M}

@@ -1,6 +1,6 @@
-// The monitor port's text protocol (LEGACY_PROTOCOL.md §4.1), minus the sockets: the welcome
+// The monitor port's text protocol (docs/protocol.md, legacy §4.1), minus the sockets: the welcome
 // line, the command parser, and the legacy reply envelope. One compact JSON object per line
-// (ef2bdb8 pretty-printed; PROTOCOL.md asks for one object per line).
+// (ef2bdb8 pretty-printed; docs/protocol.md asks for one object per line).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // One client of the monitor port: the welcome line, one command per line answered in order
 // (brain facts are read on the brain worker, replies come back to the I/O thread), and the
 // `subscribe <n>` push mode. Pushed lines sit in a bounded queue: a subscriber that stops
-// reading loses lines, never slows a robot (LEGACY_PROTOCOL.md §4.2's stall is impossible).
+// reading loses lines, never slows a robot (docs/protocol.md, legacy §4.2's stall is impossible).
 #pragma once
 
 #include <boost/asio.hpp>

@@ -1,6 +1,6 @@
 // One robot connection on the robot port: framing detection, exact reads of header then body
 // (or one JSON line), the handshake, and the lock-step sensory/motor exchange of
-// PROTOCOL.md. Owned by shared_from_this; every method runs on the I/O thread. While a frame
+// docs/protocol.md. Owned by shared_from_this; every method runs on the I/O thread. While a frame
 // is in the brain the session reads nothing more, so replies can never overtake each other.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The fieldbrain server: the robot port, the monitor port, one Asio I/O thread for all
 // sockets and one brain worker thread (brain_worker.h) for all brains.
 //
-// stop() is the SIGINT/SIGTERM path of PROTOCOL.md: stop accepting, answer the frames already
+// stop() is the SIGINT/SIGTERM path of docs/protocol.md: stop accepting, answer the frames already
 // in the brain, close every connection, save every robot, return.
 #pragma once
 

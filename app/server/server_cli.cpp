@@ -28,7 +28,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<int> web_port;
   override_flag(app, "--web-port", web_port, "web monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--web-host", web_host, "web monitor address (default 127.0.0.1)");
-  std::optional<std::string> host, state_dir, log_level, field_step, device;
+  std::optional<std::string> host, state_dir, log_level, field_step, device, record_dir;
   std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients;
   std::optional<uint32_t> max_frame_floats;
   std::optional<double> idle_timeout, handshake_timeout;
@@ -47,6 +47,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--max-bad-frames", max_bad_frames, "consecutive bad frames before close");
   override_flag(app, "--max-json-line", max_json_line, "longest JSON line in bytes");
   override_flag(app, "--save-every", save_every, "periodic save every N cycles (0 = off)");
+  override_flag(app, "--record", record_dir, "record every robot session here (docs/replay.md)");
   override_flag(app, "--log-level", log_level, "trace|debug|info|warn|error|critical|off");
   override_flag(app, "--subscriber-queue", subscriber_queue, "lines a subscriber may lag");
   override_flag(app, "--max-monitor-clients", max_monitor_clients, "monitor connections");
@@ -84,6 +85,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (max_bad_frames) c.max_bad_frames = *max_bad_frames;
   if (max_json_line) c.max_json_line = *max_json_line;
   if (save_every) c.save_every_cycles = *save_every;
+  if (record_dir) c.record_dir = *record_dir;
   if (log_level) c.log_level = *log_level;
   if (subscriber_queue) c.subscriber_queue = *subscriber_queue;
   if (max_monitor_clients) c.max_monitor_clients = *max_monitor_clients;

@@ -42,6 +42,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
                                               "max_monitor_clients",
                                               "web_port",
                                               "web_host",
+                                              "record_dir",
                                               "brain"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
@@ -64,6 +65,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "max_monitor_clients", c.max_monitor_clients);
   read_key(j, "web_port", c.web_port);
   read_key(j, "web_host", c.web_host);
+  read_key(j, "record_dir", c.record_dir);
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
     c.brain = j.at("brain");
@@ -87,6 +89,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"max_monitor_clients", c.max_monitor_clients},
        {"web_port", c.web_port},
        {"web_host", c.web_host},
+       {"record_dir", c.record_dir},
        {"brain", c.brain}};
 }
 

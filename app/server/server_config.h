@@ -21,6 +21,7 @@ struct ServerConfig {
   size_t max_json_line = 1 << 20;    // bytes per JSON line (robot and monitor ports)
   std::string state_dir = "state";   // per-robot saves; empty = persistence off
   int64_t save_every_cycles = 1000;  // periodic save per robot; 0 = only disconnect/shutdown
+  std::string record_dir;            // record every session here (docs/replay.md); empty = off
   std::string log_level = "info";    // trace, debug, info, warn, error, critical, off
   size_t subscriber_queue = 256;     // lines a monitor subscriber may lag before drops
   int max_monitor_clients = 32;

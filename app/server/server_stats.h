@@ -1,5 +1,5 @@
 // Counters the monitor reports (connection_stats, performance_metrics) and the error log of
-// LEGACY_PROTOCOL.md §5.2: every error is logged once (spdlog) with the robot's id and
+// docs/protocol.md, legacy §5.2: every error is logged once (spdlog) with the robot's id and
 // counted here by code and category. Thread-safe: sessions (I/O thread) and the brain worker
 // both record.
 #pragma once

@@ -2,7 +2,7 @@
 // the brain (when a server is given), a random-motor controller and a constant-forward
 // controller. Reports collisions per 1,000 cycles, distance covered and area explored (grid
 // cells of kExploreCell visited), prints a table and writes <out>/behaviour.json; each
-// controller's own run (summary.json, trajectories.png) goes to <out>/<controller>/.
+// controller's own run (summary.json, run_data.json) goes to <out>/<controller>/.
 #pragma once
 
 #include <nlohmann/json.hpp>

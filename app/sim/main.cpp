@@ -28,10 +28,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--controller", controller, "brain | random | forward")->capture_default_str();
   app.add_option("--arena", o.arena_path, "arena map JSON (default configs/arena_default.json)");
-  app.add_option("--px-per-m", o.px_per_m, "trajectories.png pixels per metre")
-      ->capture_default_str();
-  app.add_option("--slice-scale", o.slice_scale, "field slice PNG pixels per field cell")
-      ->capture_default_str();
   app.add_option("--timeout", o.timeout_s, "seconds to wait for each server reply")
       ->capture_default_str();
   app.add_option("--noise", noise, "sensor noise (std dev; 0 = exact readings)")
@@ -53,10 +49,9 @@ int main(int argc, char** argv) {
     }
     const SimReport r = run_sim(o);
     std::printf("summary:      %s/summary.json\n", o.out_dir.c_str());
-    std::printf("trajectories: %s/%s\n", o.out_dir.c_str(), r.trajectory_file.c_str());
-    for (const auto& f : r.slice_files)
-      std::printf("field slice:  %s/%s\n", o.out_dir.c_str(), f.c_str());
-    if (o.controller == ControllerKind::Brain && !o.monitor.empty() && r.slice_files.empty()) {
+    std::printf("run data:     %s/%s (pictures: scripts/plot_run.py %s)\n", o.out_dir.c_str(),
+                r.run_data_file.c_str(), o.out_dir.c_str());
+    if (o.controller == ControllerKind::Brain && !o.monitor.empty() && r.slices.empty()) {
       std::printf("field slices skipped: %s\n", r.monitor_message.c_str());
     }
     for (const auto& robot : r.robots) {

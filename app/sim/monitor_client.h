@@ -1,4 +1,4 @@
-// A small client for the server's monitor port (PROTOCOL.md "Monitor port"): one command
+// A small client for the server's monitor port (docs/protocol.md "Monitor port"): one command
 // line out, one compact JSON line back, after a welcome line on connect. The sim uses it to
 // fetch field slices (`field_slice <robot_id> <channel> <z>`, whose data is
 // {"resolution":R,"channel":c,"z":z,"values":[[R floats] x R]}) and robot keys

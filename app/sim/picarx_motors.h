@@ -1,5 +1,5 @@
 // How the 2025-08-20 PiCar-X client turns the brain's 6 motor values into hardware commands
-// (LEGACY_PROTOCOL.md §3.3, `brain_to_hardware_commands`):
+// (docs/protocol.md, legacy §3.3, `brain_to_hardware_commands`):
 //   [0] thrust, [1] turn: left = thrust - 0.5*turn, right = thrust + 0.5*turn, each clamped to
 //       [-1, 1], then sign(x)*|x|^1.5 * max_speed (0.8) -> PWM duty in [-0.8, 0.8]
 //   [2] steering servo: x 30 degrees;  [3] camera pan: x 90 degrees (tilt held centred)

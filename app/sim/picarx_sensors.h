@@ -1,4 +1,4 @@
-// The 12 floats the 2025-08-20 PiCar-X client sends each cycle (LEGACY_PROTOCOL.md §3.2.1),
+// The 12 floats the 2025-08-20 PiCar-X client sends each cycle (docs/protocol.md, legacy §3.2.1),
 // computed from the simulated car and arena:
 //   0..2  grayscale right (A0), centre (A1), left (A2): floor reflectance under each sensor
 //   3     ultrasonic: min(distance / 4 m, 1), a ray cast straight ahead from the sensor

@@ -15,7 +15,7 @@
 
 #include "app/sim/arena.h"
 #include "app/sim/monitor_client.h"
-#include "app/sim/plots.h"
+#include "app/sim/run_trace.h"
 #include "app/sim/sim_robot.h"
 
 namespace fieldbrain::sim {
@@ -25,6 +25,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kMaxErrorMessages = 20;
+// run_data.json keeps at most this many cycles per robot (about 50 MB of JSON); longer runs
+// keep their first cycles only.
+constexpr long long kMaxTracedCycles = 200000;
+// How often the main thread samples each brain's confidence through the monitor.
+constexpr double kConfidenceEvery_s = 0.25;
 
 // Counters the progress line reads while robot threads write them.
 struct LiveCounters {
@@ -40,6 +45,7 @@ struct RobotSlot {
   std::unique_ptr<Controller> controller;  // null when the connection failed
   RobotReport report;
   LiveCounters live;
+  RobotTrace trace;  // written by the robot's thread only; read after it has joined
 };
 
 void record_error(RobotReport& r, const std::string& message, long long& count) {
@@ -73,6 +79,18 @@ void drive(RobotSlot& slot, const SimOptions& o, long long& error_count) {
       }
     }
     const StepOutcome out = robot.act(motors);
+    if (c < kMaxTracedCycles) {
+      CycleSample s;
+      const Pose& p = robot.car().pose;
+      s.x = float(p.position.x);
+      s.y = float(p.position.y);
+      s.heading = float(p.heading);
+      const std::vector<float> six = six_motors(motors);
+      std::copy(six.begin(), six.end(), s.motors.begin());
+      s.reward = reward.value_or(0.0f);
+      s.collided = out.collided;
+      slot.trace.cycles.push_back(s);
+    }
     ++slot.report.cycles;
     slot.live.cycles.fetch_add(1, std::memory_order_relaxed);
     if (out.collided) slot.live.collisions.fetch_add(1, std::memory_order_relaxed);
@@ -137,12 +155,6 @@ void validate(const SimOptions& o) {
   if (o.controller == ControllerKind::Brain && o.server.empty()) {
     throw std::invalid_argument("the brain controller needs --server HOST:PORT");
   }
-  if (!(o.px_per_m >= 10 && o.px_per_m <= 2000)) {
-    throw std::invalid_argument("--px-per-m must be 10..2000");
-  }
-  if (o.slice_scale < 1 || o.slice_scale > 256) {
-    throw std::invalid_argument("--slice-scale must be 1..256");
-  }
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be positive");
 }
 
@@ -184,6 +196,7 @@ SimReport run_sim(const SimOptions& o) {
   for (int i = 0; i < o.robots; ++i) {
     auto slot = std::make_unique<RobotSlot>();
     slot->report.index = i;
+    slot->trace.cycles.reserve(size_t(std::min(o.cycles, kMaxTracedCycles)));
     const uint64_t robot_seed = o.seed * 7919u + uint64_t(i);
     slot->robot = std::make_unique<SimRobot>(
         arena, geometry, start_pose(arena, geometry, i, o.seed), robot_seed, o.noise);
@@ -240,15 +253,40 @@ SimReport run_sim(const SimOptions& o) {
     });
   }
   ProgressLine progress(slots, o.cycles * o.robots);
+  auto last_sample = std::chrono::steady_clock::now();
+  std::vector<std::vector<ConfidenceSample>> confidence(slots.size());
+  auto sample_confidence = [&] {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const std::string& key = slots[i]->report.robot_key;
+      if (key.empty() || !slots[i]->controller) continue;
+      try {
+        const nlohmann::json t = monitor->command("telemetry " + key).at("data");
+        const long long cycle = slots[i]->live.cycles.load(std::memory_order_relaxed);
+        if (t.contains("prediction_confidence") && cycle > 0) {
+          confidence[i].push_back({cycle, t.at("prediction_confidence").get<float>()});
+        }
+      } catch (const std::exception&) {
+        // A sample lost is a gap in one curve; the run goes on.
+      }
+    }
+  };
   while (running.load() > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (o.progress) progress.tick(false);
+    const auto now = std::chrono::steady_clock::now();
+    if (monitor && std::chrono::duration<double>(now - last_sample).count() >= kConfidenceEvery_s) {
+      sample_confidence();
+      last_sample = now;
+    }
   }
   for (auto& t : threads) t.join();
+  if (monitor) sample_confidence();
+  for (size_t i = 0; i < slots.size(); ++i) slots[i]->trace.confidence = std::move(confidence[i]);
   if (o.progress) progress.tick(true);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Field slices while the robots are still connected (a brain is released on disconnect).
+  std::vector<SliceRecord> slices;
   if (monitor) {
     for (auto& slot : slots) {
       const std::string& key = slot->report.robot_key;
@@ -262,11 +300,9 @@ SimReport run_sim(const SimOptions& o) {
         if (resolution < 1) throw LinkError("monitor does not list robot " + key);
         const int z = resolution / 2;
         for (int ch : o.slice_channels) {
-          const FieldSlice s = monitor->field_slice(key, ch, z);
-          const std::string name = "field_r" + std::to_string(slot->report.index) + "_c" +
-                                   std::to_string(ch) + "_z" + std::to_string(z) + ".png";
-          write_png(plot_field_slice(s, o.slice_scale), (fs::path(o.out_dir) / name).string());
-          report.slice_files.push_back(name);
+          slices.push_back({slot->report.index, monitor->field_slice(key, ch, z)});
+          report.slices.push_back("r" + std::to_string(slot->report.index) + " c" +
+                                  std::to_string(ch) + " z" + std::to_string(z));
         }
       } catch (const std::exception& e) {
         report.monitor_message += std::string(report.monitor_message.empty() ? "" : "; ") +
@@ -278,11 +314,18 @@ SimReport run_sim(const SimOptions& o) {
     if (auto* b = dynamic_cast<BrainController*>(slot->controller.get())) b->link().close();
   }
 
-  std::vector<std::vector<Vec2>> paths;
-  for (auto& slot : slots) paths.push_back(slot->robot->path());
-  report.trajectory_file = "trajectories.png";
-  write_png(plot_trajectories(arena, paths, o.px_per_m),
-            (fs::path(o.out_dir) / report.trajectory_file).string());
+  {
+    std::vector<std::string> keys;
+    std::vector<RobotTrace> traces;
+    for (auto& slot : slots) {
+      keys.push_back(slot->report.robot_key);
+      traces.push_back(std::move(slot->trace));
+    }
+    report.run_data_file = "run_data.json";
+    std::ofstream data(fs::path(o.out_dir) / report.run_data_file);
+    data << run_data(arena, keys, traces, slices).dump() << "\n";
+    if (!data) throw std::runtime_error("cannot write " + o.out_dir + "/" + report.run_data_file);
+  }
 
   nlohmann::json robots = nlohmann::json::array();
   long long total_cycles = 0, total_collisions = 0, total_errors = 0;
@@ -331,10 +374,8 @@ SimReport run_sim(const SimOptions& o) {
         {{"address", o.monitor},
          {"reachable", report.monitor_reachable},
          {"message", report.monitor_message}}},
-       {"trajectory_png", report.trajectory_file},
-       {"trajectory_px_per_m", o.px_per_m},
-       {"field_slice_pngs", report.slice_files},
-       {"field_slice_scale", o.slice_scale},
+       {"run_data", report.run_data_file},
+       {"field_slices", report.slices},
        {"cell_size_m", kExploreCell},
        {"totals",
         {{"cycles", total_cycles},

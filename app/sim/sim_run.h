@@ -2,11 +2,13 @@
 // its own connection to the server), K cycles each, a progress line on the terminal, and the
 // outputs in the run's directory:
 //   summary.json        per robot: cycles, replies, collisions, distance, errors, ...
-//   trajectories.png    the arena and each robot's path
-//   field_r<i>_c<ch>_z<z>.png   field slices (content channel 0 and the motor-echo channels
-//                       62/63, middle z) fetched through the monitor's field_slice, brain
-//                       runs only; skipped, and said so in the summary, when the monitor is
-//                       unreachable.
+//   run_data.json       what the pictures are drawn from (app/sim/run_trace.h): the arena,
+//                       each robot's path, motors, reward, collisions and (brain runs) the
+//                       brain's confidence per cycle, and field slices (content channel 0 and
+//                       the motor-echo channels 62/63, middle z) fetched through the monitor's
+//                       field_slice; slices are skipped, and the summary says so, when the
+//                       monitor is unreachable.
+// scripts/plot_run.py draws the pictures from run_data.json with matplotlib.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +33,6 @@ struct SimOptions {
   bool reward = false;
   uint64_t seed = 1;
   ControllerKind controller = ControllerKind::Brain;
-  double px_per_m = 200.0;  // trajectories.png scale
-  int slice_scale = 16;     // field slice PNG: R*scale pixels per side
   std::vector<int> slice_channels = {0, 62, 63};
   double timeout_s = 30.0;  // per reply
   SensorNoise noise{0.01, 0.005};
@@ -57,8 +57,8 @@ struct SimReport {
   double seconds = 0.0;
   bool monitor_reachable = false;
   std::string monitor_message;
-  std::vector<std::string> slice_files;
-  std::string trajectory_file;
+  std::vector<std::string> slices;  // "r<i> c<ch> z<z>" for every slice in run_data.json
+  std::string run_data_file;        // "run_data.json"
   nlohmann::json summary;  // what summary.json holds
   bool ok() const;         // every robot ran all cycles without an error
 };

@@ -1,4 +1,4 @@
-// fieldbrain's fused field-step operator (CYCLE.md step 7, items 1-8), registered with the
+// fieldbrain's fused field-step operator (docs/cycle.md step 7, items 1-8), registered with the
 // dispatcher as
 //   fieldbrain::field_step(Tensor field, Tensor noise, Tensor wave, Tensor ef, Tensor scalars) -> Tensor
 //   fieldbrain::field_step_out(Tensor field, Tensor noise, Tensor wave, Tensor ef,

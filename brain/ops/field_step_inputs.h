@@ -1,7 +1,7 @@
 // Realistic random inputs of the field step (the contract of brain/field_dynamics.h), for the
-// operator's tests and the benchmark: a field drawn like the brain's construction (CYCLE.md
+// operator's tests and the benchmark: a field drawn like the brain's construction (docs/cycle.md
 // construction step 1 and 4), standard-normal noise, a wave made like the spontaneous
-// activity's (3-5 unit wave vectors), an error field shaped like CYCLE.md step 3's, and
+// activity's (3-5 unit wave vectors), an error field shaped like docs/cycle.md step 3's, and
 // per-robot scalars in the ranges the modulation step produces.
 #pragma once
 
@@ -22,7 +22,7 @@ struct FieldStepInputs {
   torch::Tensor scalars;  // [B,8]
 };
 
-// content_scale multiplies channels 0..47 (> ~2.5 makes the squash of CYCLE.md 7.7 trigger,
+// content_scale multiplies channels 0..47 (> ~2.5 makes the squash of docs/cycle.md 7.7 trigger,
 // < ~1.8 keeps it off); has_ef: 0 or 1 for every robot, or -1 to alternate 1, 0, 1, ...
 inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t seed,
                                               double content_scale = 1.0, int has_ef = 1) {
@@ -61,7 +61,7 @@ inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t see
   in.scalars.select(1, 0).copy_(0.999 - 0.01 * rand({B}));  // decay
   in.scalars.select(1, 1).copy_(rand({B}));                 // drive
   in.scalars.select(1, 2).copy_(0.3 + 0.7 * rand({B}));     // explore
-  // sigma: CYCLE.md 7.6 gives 0.01 at birth, ~0.1 after 10^4 cycles, 0.3 at most. Kept <= 0.15:
+  // sigma: docs/cycle.md 7.6 gives 0.01 at birth, ~0.1 after 10^4 cycles, 0.3 at most. Kept <= 0.15:
   // the sparsity term 0.5 * mean_c(|X4| < 0.1) * sigma of item 5 jumps by sigma/96 when one
   // of a voxel's 48 values crosses 0.1, and rounding-level differences between two correct
   // implementations flip such voxels now and then; 0.05 * sigma/96 stays below 1e-4 here.

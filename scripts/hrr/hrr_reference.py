@@ -1,6 +1,6 @@
 """Independent PyTorch reference for fieldbrain's HRR library (hrr/).
 
-Written from the definitions in shared/design/HRR.md and HRR_RESEARCH.md, not from the C++:
+Written from the definitions (docs/hrr.md), not from the C++:
 binding uses the *full complex* FFT (torch.fft.fft/ifft) where the C++ uses rfft/irfft, so
 agreement also checks the real-FFT path. Run with /usr/bin/python3 (Debian's python3-torch).
 """

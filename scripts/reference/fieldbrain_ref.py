@@ -1,20 +1,21 @@
 #!/usr/bin/python3
-"""Python reference of the fieldbrain v1 cycle (brain/CYCLE.md), plain PyTorch ops.
+"""Python reference of the fieldbrain v1 cycle (docs/cycle.md), plain PyTorch ops.
 
-Written from brain/CYCLE.md (the op-by-op spec), ../shared/design/BRAIN.md and
-LEGACY_BRAIN.md (the "section" numbers below). The C++ brain is written independently
-from the same text; the two must agree to 1e-5 every cycle. Comments number the CYCLE.md
+Written from docs/cycle.md (the op-by-op spec; its "section" numbers, used below, name
+the parts of the original em-brain cycle, listed at the end of docs/cycle.md). The C++ brain is written independently
+from the same text; the two must agree to 1e-5 every cycle. Comments number the docs/cycle.md
 steps ("---- 4." = "The cycle" step 4, "4.5" its item 5, "7.3" = field step item 3);
-"Cn" below means CYCLE.md step n.
+"Cn" below means docs/cycle.md step n.
 
 Run with Debian's /usr/bin/python3 (python3-torch 1.13):
   /usr/bin/python3 scripts/reference/fieldbrain_ref.py fixture --out DIR [--R 16 --B 1 ...]
   /usr/bin/python3 scripts/reference/fieldbrain_ref.py time --R 32 --B 1 --cycles 20
   python3 scripts/reference/fieldbrain_ref.py time-step --device cuda --mode compile --R 32 --B 16
+  /usr/bin/python3 scripts/reference/fieldbrain_ref.py replay RECORDING_DIR [--out motors.npy]
 field_step runs on the device of its tensors (cpu or cuda); the whole reference cycle
-(FieldBrainRef, `fixture` and `time`) runs on the CPU.
+(FieldBrainRef, `fixture`, `time` and `replay`) runs on the CPU.
 
-Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
+Decisions (where docs/cycle.md leaves a choice; the most literal reading was taken):
  D1  Products written a.b.c are evaluated left to right ((a*b)*c); sums a+b+c likewise;
      "Sigma_a L_a.dif[a]" is accumulated x, y, z into one tensor, then added to X2.
  D2  Host-only quantities (those that depend only on the cycle number n or on host inputs:
@@ -22,7 +23,7 @@ Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
      attractor strength 0.95^age) are computed in double and enter float32 tensor ops
      as Python scalars (cast to float by torch). Everything else is float32 tensors.
  D3  Ring means sum the masked slots with torch.sum over the slot axis (slot order), then
-     divide by the CYCLE.md denominator.
+     divide by the docs/cycle.md denominator.
  D4  C7.5 error modulation: Mod is built for all 16 channels (Mod[8:12] = D1[8:12]) and the
      blend (1-wE)*D1 + wE*Mod is applied to all 16 channels (so 8:12 goes through the
      blend's float rounding too). Robots with has_ef = 0 keep D1 exactly (torch.where).
@@ -49,7 +50,7 @@ Decisions (where CYCLE.md leaves a choice; the most literal reading was taken):
  D12 C9 hierarchical predictions: hpred[k] = tanh(enc_k[B,1,16] @ W[:,k][B,16,S]) (bmm).
      comb = (((a0*h0 + a1*h1) + a2*h2) + a3*h3) / (((a0+a1)+a2)+a3).
  D13 Per-cycle draws are all made at the start of the cycle (nothing else draws in a
-     cycle, so this is the CYCLE.md order) into contiguous per-robot slices of
+     cycle, so this is the docs/cycle.md order) into contiguous per-robot slices of
      preallocated buffers (a contiguous slice draws exactly like a fresh tensor).
  D14 Telemetry imprint_strength/decay_rate/internal_drive/exploration_drive are this
      cycle's modulation values (imp, decay, drive, explore of C5); field stats in the
@@ -82,7 +83,7 @@ MASK64 = (1 << 64) - 1
 
 # ----------------------------------------------------------------------------- seeds
 def robot_seed(seed, key):
-    """CYCLE.md Randomness: splitmix64 finaliser of seed + golden * (key + 1), 63 bits."""
+    """docs/cycle.md Randomness: splitmix64 finaliser of seed + golden * (key + 1), 63 bits."""
     z = (seed + 0x9E3779B97F4A7C15 * (key + 1)) & MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
@@ -92,7 +93,7 @@ def robot_seed(seed, key):
 
 # ----------------------------------------------------------------------------- rings
 class Ring:
-    """Fixed-capacity ring per robot (CYCLE.md "Ring buffers").
+    """Fixed-capacity ring per robot (docs/cycle.md "Ring buffers").
 
     data [B, N, *item]; count[b] = pushes ever. Push writes slot count mod N.
     Age of slot j = (count - 1 - j) mod N; valid when j < min(count, N).
@@ -162,7 +163,7 @@ def _kernels(dtype=torch.float32, device="cpu"):
 
 
 def field_step(field, noise, wave, ef, scalars):
-    """CYCLE.md step 7, items 1-8 (INTERFACE.md "The field step").
+    """docs/cycle.md step 7, items 1-8 (INTERFACE.md "The field step").
 
     field [B,64,R,R,R] (not modified), noise [B,48,R,R,R] (eps_sp), wave [B,R,R,R],
     ef [B,R,R,R], scalars [B,8] = (decay, drive, explore, sigma, has_ef, 0, 0, 0).
@@ -266,7 +267,7 @@ class FieldBrainRef:
         f32 = torch.float32
         self._build_tables()
 
-        # ---- construction draws, per robot, in CYCLE.md order
+        # ---- construction draws, per robot, in docs/cycle.md order
         self.gens = []
         self.F = torch.empty(B, C, R, R, R, dtype=f32)
         self.wv = torch.zeros(B, 5, 3, dtype=f32)
@@ -298,7 +299,7 @@ class FieldBrainRef:
                 self.W[b, k] = torch.empty(16, S).uniform_(-beta, beta, generator=g)
         self.init_field = self.F.clone()
 
-        # ---- state (CYCLE.md "State")
+        # ---- state (docs/cycle.md "State")
         z = lambda *s: torch.zeros(*s, dtype=f32)
         full = lambda v: torch.full((B,), v, dtype=f32)
         self.hpred = z(B, 4, S)
@@ -392,7 +393,7 @@ class FieldBrainRef:
 
     # -------------------------------------------------------------------- helpers
     def _draw_cycle(self):
-        """Per-cycle draws, per robot, in CYCLE.md order (D13)."""
+        """Per-cycle draws, per robot, in docs/cycle.md order (D13)."""
         for b, g in enumerate(self.gens):
             self.eps_loc[b].normal_(0, 1, generator=g)
             self.eps_sp[b].normal_(0, 1, generator=g)
@@ -955,6 +956,45 @@ def cmd_time_step(args):
     print(json.dumps(dict(row, steps=args.steps, ms_per_step=round(ms, 4))))
 
 
+def load_recording(folder):
+    """A session recorded by fieldbrain-server --record (docs/replay.md): (meta, sensors [N,S],
+    reward [N], motors [N,M]), float32."""
+    with open(os.path.join(folder, "session.json")) as f:
+        meta = json.load(f)
+    arrays = [np.load(os.path.join(folder, n + ".npy")) for n in ("sensors", "reward", "motors")]
+    n = min(len(a) for a in arrays)  # a recording cut by a crash may differ by one row
+    return (meta,) + tuple(np.ascontiguousarray(a[:n], dtype=np.float32) for a in arrays)
+
+
+def cmd_replay(args):
+    """Runs a recorded session through a fresh reference brain with the robot's key and the
+    recorded brain config; prints the worst max|motor diff| against the recording."""
+    torch.set_num_threads(args.threads)
+    meta, sensors, reward, recorded = load_recording(args.folder)
+    if int(meta.get("start_cycle", 0)) != 0:
+        raise SystemExit("the recording starts at brain cycle %d (the robot resumed a saved brain): "
+                         "a fresh brain cannot replay it" % meta["start_cycle"])
+    cfg = meta["brain"]
+    S, M = int(meta["sensory_dim"]), int(meta["motor_dim"])
+    brain = FieldBrainRef(R=int(cfg.get("resolution", 32)), S=S, M=M,
+                          A=int(cfg.get("attractor_capacity", 8)), seed=int(cfg.get("seed", 42)),
+                          keys=[int(meta["key_hash"])])
+    N = len(sensors)
+    motors = np.zeros((N, M), np.float32)
+    worst, worst_cycle = 0.0, -1
+    for i in range(N):
+        motors[i] = brain.step(torch.from_numpy(sensors[i:i + 1]), torch.from_numpy(reward[i:i + 1]))[0].numpy()
+        d = float(np.abs(motors[i] - recorded[i]).max()) if M else 0.0
+        if args.per_cycle:
+            print("cycle %d max|motor diff| %.3g" % (i, d))
+        if d > worst or worst_cycle < 0:
+            worst, worst_cycle = d, i
+    if args.out:
+        np.save(args.out, motors)
+    print(json.dumps({"impl": "python", "robot_key": meta.get("robot_key"), "cycles": N,
+                      "worst_vs_recording": worst, "worst_cycle": worst_cycle}))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -999,6 +1039,16 @@ def main(argv=None):
         cmd_fixture(args)
     elif args.cmd == "time-step":
         cmd_time_step(args)
+    pr = sub.add_parser("replay", help="replay a session recorded by fieldbrain-server --record")
+    pr.add_argument("folder")
+    pr.add_argument("--out", default=None, help="write the reference's motors [N,M] to this .npy")
+    pr.add_argument("--per-cycle", action="store_true")
+    pr.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.cmd == "fixture":
+        cmd_fixture(args)
+    elif args.cmd == "replay":
+        cmd_replay(args)
     else:
         cmd_time(args)
 

@@ -65,7 +65,7 @@ TEST_CASE("Robots are seeded from (seed, key): same key same field, other key ot
   CHECK_FALSE(torch::equal(b->field(), c->field()));
 }
 
-TEST_CASE("robot_seed is the splitmix64 finaliser of CYCLE.md", "[brain]") {
+TEST_CASE("robot_seed is the splitmix64 finaliser of docs/cycle.md", "[brain]") {
   // Independent check of the formula with the constants spelled out once more.
   auto mix = [](uint64_t seed, uint64_t key) {
     uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (key + 1);
@@ -81,7 +81,7 @@ TEST_CASE("robot_seed is the splitmix64 finaliser of CYCLE.md", "[brain]") {
   CHECK(robot_seed(42, 0) >> 63 == 0);
 }
 
-TEST_CASE("Telemetry reports the cycle and the LEGACY_BRAIN section 9 metrics", "[brain]") {
+TEST_CASE("Telemetry reports the cycle and the legacy section 9 metrics", "[brain]") {
   const std::vector<uint64_t> keys{8, 9};
   auto brain = make_brain(small_config(), keys);
   for (int64_t i = 0; i < 4; ++i) brain->step(test_sensors(i, keys, 24), torch::tensor({0.0f, 0.5f}));

@@ -1,5 +1,5 @@
 // Runs the Python reference (scripts/reference/fieldbrain_ref.py fixture) into a fresh temp
-// directory and reads what it wrote (brain/CYCLE.md "Fixture format").
+// directory and reads what it wrote (docs/cycle.md "Fixture format").
 #pragma once
 
 #include <string>

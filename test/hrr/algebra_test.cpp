@@ -1,7 +1,7 @@
-// Exact algebraic properties of hrr/algebra.h (HRR_RESEARCH.md §3.9 items 1-3, 9, 10, 13).
+// Exact algebraic properties of hrr/algebra.h (docs/hrr.md, "Numbers to expect").
 // Tolerances are float rounding bounds: an FFT of length D accumulates a relative error of
 // about eps * log2(D) (eps = 6e-8 in float32, 1.1e-16 in float64), i.e. ~6e-7 at D = 512 in
-// float32 -- the 1e-5 of HRR.md leaves a 15x margin, and 1e-12 in float64 a ~1000x margin.
+// float32 -- the 1e-5 of docs/hrr.md leaves a 15x margin, and 1e-12 in float64 a ~1000x margin.
 #include "hrr/algebra.h"
 
 #include <catch2/catch.hpp>

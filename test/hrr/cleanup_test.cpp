@@ -1,4 +1,4 @@
-// The item (clean-up) memory and the capacity numbers of HRR_RESEARCH.md §3.5.
+// The item (clean-up) memory and the capacity numbers of docs/hrr.md
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Statistical correctness numbers of HRR.md / HRR_RESEARCH.md §3.2-§3.7 at D = 512.
+// Statistical correctness numbers of docs/hrr.md at D = 512.
 // Each band is derived from the sampling error of the statistic (stated next to it), plus the
 // known finite-D bias where there is one; nothing is tuned to the seed.
 #include <catch2/catch.hpp>
@@ -131,7 +131,7 @@ TEST_CASE("random vectors are quasi-orthogonal: |cos| < 6/sqrt(D)", "[hrr]") {
 TEST_CASE("1,000 unitary bind/unbind round trips drift < 1e-3 in float32", "[hrr]") {
   // Each cycle adds a float32 rounding error of ~eps * log2(D) ~ 6e-7 in a random direction;
   // after 1,000 cycles the accumulated error is <= 1000 * 6e-7 = 6e-4 even if it added up
-  // coherently, so 1 - cos <= (6e-4)^2 / 2 ~ 2e-7: drift < 1e-3 (HRR.md) and cos >= 0.9999
+  // coherently, so 1 - cos <= (6e-4)^2 / 2 ~ 2e-7: drift < 1e-3 (docs/hrr.md) and cos >= 0.9999
   // (§3.9.7) both hold with a wide margin.
   torch::Generator gen = make_generator(701);
   const torch::Tensor start = normalize(random({16, kStatsDim}, gen));

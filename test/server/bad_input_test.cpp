@@ -1,5 +1,5 @@
 // Bad input, each case on its own connection while a healthy robot keeps cycling on another:
-// the reply PROTOCOL.md names, the error counted, the healthy robot unaffected, the server up.
+// the reply docs/protocol.md names, the error counted, the healthy robot unaffected, the server up.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>

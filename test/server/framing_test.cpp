@@ -1,4 +1,4 @@
-// Wire formats as pure functions, checked against the byte traces of LEGACY_PROTOCOL.md §9
+// Wire formats as pure functions, checked against the byte traces of docs/protocol.md, legacy §9
 // (captured from the Python transport code, so independent of this implementation).
 #include "app/server/framing.h"
 

@@ -1,4 +1,4 @@
-// The capability vector of LEGACY_PROTOCOL.md §2.1 and the replies of §2.2-2.3.
+// The capability vector of docs/protocol.md, legacy §2.1 and the replies of §2.2-2.3.
 #include "app/server/handshake.h"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The JSON-lines messages of PROTOCOL.md, parsed and produced as pure functions.
+// The JSON-lines messages of docs/protocol.md, parsed and produced as pure functions.
 #include "app/server/json_lines.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // Real sockets on 127.0.0.1 against an in-process server (toy brain): each framing's
 // handshake and lock-step exchange, reply bytes checked field by field, the §9 byte traces
-// of LEGACY_PROTOCOL.md replayed, partial and pipelined delivery.
+// of the legacy protocol (docs/protocol.md) replayed, partial and pipelined delivery.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>

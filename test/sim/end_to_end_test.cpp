@@ -1,9 +1,9 @@
 // End to end: the real fieldbrain-server (built next to this test executable) as a child
 // process on ephemeral loopback ports with a small field, three simulated robots for 300
-// cycles, then the outputs checked from disk: summary.json counts and every PNG decoded
-// with libpng at its expected size. Skips with a warning when the server was not built.
+// cycles, then the outputs checked from disk: summary.json counts and run_data.json (paths,
+// motors, confidence, field slices), and scripts/plot_run.py drawing pictures from a run.
+// The e2e case skips with a warning when the server was not built.
 #include <fcntl.h>
-#include <png.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -125,18 +125,18 @@ class ServerProcess {
   pid_t pid_ = -1;
 };
 
-// Decodes a PNG with libpng; returns false when it is not a valid PNG.
-bool decode_png(const fs::path& path, int* width, int* height) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) return false;
-  image.format = PNG_FORMAT_RGB;
-  std::vector<uint8_t> pixels(PNG_IMAGE_SIZE(image));
-  const bool ok = png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr) != 0;
-  *width = static_cast<int>(image.width);
-  *height = static_cast<int>(image.height);
-  png_image_free(&image);
-  return ok;
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+// A PNG file: exists, starts with the PNG signature and is not trivially small.
+bool looks_like_png(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char sig[8] = {};
+  in.read(sig, 8);
+  return in && std::string(sig + 1, 3) == "PNG" && fs::file_size(path) > 5000;
 }
 
 fs::path temp_dir(const std::string& name) {
@@ -172,8 +172,6 @@ TEST_CASE("Server plus three simulated robots for 300 cycles on loopback", "[sim
   o.framing = Framing::B;
   o.reward = true;
   o.progress = false;
-  o.px_per_m = 50;
-  o.slice_scale = 4;
   o.timeout_s = 60;
   run_sim(o);
 
@@ -192,22 +190,42 @@ TEST_CASE("Server plus three simulated robots for 300 cycles on loopback", "[sim
   CHECK(keys.size() == 3);  // three separate robots on the server
   CHECK(summary["monitor"]["reachable"] == true);
 
-  // trajectories.png: the map's size at 50 px per metre.
-  std::ifstream map_in(default_arena_path());
-  const auto map = nlohmann::json::parse(map_in);
-  int w = 0, h = 0;
-  REQUIRE(decode_png(dir / "out" / "trajectories.png", &w, &h));
-  CHECK(w == static_cast<int>(std::ceil(map["size"][0].get<double>() * 50)));
-  CHECK(h == static_cast<int>(std::ceil(map["size"][1].get<double>() * 50)));
-
-  // Field slices: 3 robots x channels 0, 62, 63; an R x R slice at 4 px per cell.
-  const auto& slices = summary["field_slice_pngs"];
-  CHECK(slices.size() == 9);
-  for (const auto& name : slices) {
-    int sw = 0, sh = 0;
-    CHECK(decode_png(dir / "out" / name.get<std::string>(), &sw, &sh));
-    CHECK(sw == kResolution * 4);
-    CHECK(sh == kResolution * 4);
+  // run_data.json: every cycle of every robot, inside the arena, motors in [-1, 1], the
+  // collisions the summary counts, the brain's confidence sampled, the field slices.
+  const auto map = read_json(default_arena_path());
+  const double W = map["size"][0].get<double>(), H = map["size"][1].get<double>();
+  const auto data = read_json(dir / "out" / summary["run_data"].get<std::string>());
+  CHECK(data["arena"]["size"][0].get<double>() == W);
+  REQUIRE(data["robots"].size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& r = data["robots"][i];
+    CAPTURE(i);
+    REQUIRE(r["x"].size() == 300);
+    REQUIRE(r["motors"].size() == 300);
+    CHECK(r["robot_key"] == summary["robots"][i]["robot_key"]);
+    long long collisions = 0;
+    bool inside = true, bounded = true, rewarded = false;
+    for (size_t c = 0; c < 300; ++c) {
+      const double x = r["x"][c], y = r["y"][c];
+      inside = inside && x >= 0 && x <= W && y >= 0 && y <= H;
+      for (double m : r["motors"][c]) bounded = bounded && std::abs(m) <= 1.0;
+      collisions += r["collided"][c].get<int>();
+      rewarded = rewarded || r["reward"][c].get<double>() != 0.0;
+    }
+    CHECK(inside);
+    CHECK(bounded);
+    CHECK(rewarded);
+    CHECK(collisions == summary["robots"][i]["collisions"].get<long long>());
+    const auto& conf = r["confidence"]["value"];
+    CHECK(conf.size() >= 1);
+    for (double v : conf) CHECK((v >= 0.0 && v <= 1.0));
+  }
+  // Field slices: 3 robots x channels 0, 62, 63, each R x R.
+  CHECK(summary["field_slices"].size() == 9);
+  REQUIRE(data["slices"].size() == 9);
+  for (const auto& s : data["slices"]) {
+    REQUIRE(s["values"].size() == size_t(kResolution));
+    CHECK(s["values"][0].size() == size_t(kResolution));
   }
 
   SECTION("the JSON-lines mode drives a robot too") {
@@ -237,7 +255,7 @@ TEST_CASE("An unreachable monitor is reported, not fatal", "[sim]") {
   const SimReport r = run_sim(o);
   CHECK(r.ok());
   CHECK(fs::exists(dir / "summary.json"));
-  CHECK(fs::exists(dir / "trajectories.png"));
+  CHECK(fs::exists(dir / "run_data.json"));
 
   SECTION("a brain run whose server is down records the error per robot") {
     // Port 1 on loopback: nothing listens there.
@@ -255,5 +273,35 @@ TEST_CASE("An unreachable monitor is reported, not fatal", "[sim]") {
       CHECK(robot.cycles == 0);
     }
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scripts/plot_run.py draws a run's pictures and prints its summary table",
+          "[sim][plot]") {
+  const fs::path dir = temp_dir("fieldbrain-sim-plot");
+  SimOptions o;
+  o.controller = ControllerKind::Forward;
+  o.robots = 2;
+  o.cycles = 60;
+  o.progress = false;
+  o.out_dir = dir.string();
+  REQUIRE(run_sim(o).ok());
+  const std::string cmd = std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
+                          "/scripts/plot_run.py " + dir.string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string output;
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe) != nullptr) output += buf;
+  const int status = pclose(pipe);
+  INFO(cmd << "\n" << output);
+  CHECK(status == 0);
+  // One row per robot and the totals, each with its 60 (or 120) cycles.
+  CHECK(std::regex_search(output, std::regex(R"(\n\s*0\s+60\s)")));
+  CHECK(std::regex_search(output, std::regex(R"(\n\s*all\s+120\s)")));
+  CHECK(looks_like_png(dir / "trajectories.png"));
+  CHECK(looks_like_png(dir / "timeseries.png"));
+  CHECK(output.find("picture: " + (dir / "trajectories.png").string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "field_slices.png"));  // no brain, no slices
   fs::remove_all(dir);
 }

@@ -1,4 +1,4 @@
-// The sim's robot link against the byte traces of LEGACY_PROTOCOL.md §9.1 (framing B, the
+// The sim's robot link against the byte traces of docs/protocol.md, legacy §9.1 (framing B, the
 // 2025-08-20 PiCar-X client): a one-shot fake server on loopback records what the link sends
 // and answers with the recorded server bytes.
 #include <boost/asio.hpp>

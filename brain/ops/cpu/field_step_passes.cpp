@@ -2,7 +2,7 @@
 // FIELDBRAIN_ISA_NAMESPACE names the variant; CPU_CAPABILITY(_AVX2) selects at::vec's
 // implementation (Sleef for tanh/exp under AVX2), exactly as ATen builds its own kernels.
 //
-// Formulas follow brain/CYCLE.md step 7 item by item; comments give the item number. Pass-1
+// Formulas follow docs/cycle.md step 7 item by item; comments give the item number. Pass-1
 // scratch holds, for one slab [x0,x1) plus halos, the per-voxel coefficients derived from the
 // dynamics channels and the per-channel intermediates X2 (halo 2), Aq (halo 1) and X3:
 //   X2 and Aq use padded planes of (R+2)^2 with a zero border, so the zero padding of the

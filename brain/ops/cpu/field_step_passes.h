@@ -1,4 +1,4 @@
-// The two passes of the fused CPU field step (CYCLE.md step 7, items 1-8), as plain functions
+// The two passes of the fused CPU field step (docs/cycle.md step 7, items 1-8), as plain functions
 // over raw float arrays. field_step_passes.cpp is compiled once per instruction set (baseline
 // x86-64, AVX2+FMA and AVX-512) into separate namespaces; field_step_kernel.cpp picks one at run time
 // and owns threading and scratch memory, so nothing here allocates or starts threads.

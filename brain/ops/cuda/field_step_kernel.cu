@@ -1,4 +1,4 @@
-// CUDA kernels of the field step (brain/CYCLE.md step 7, items 1-8), raw CUDA C++ without
+// CUDA kernels of the field step (docs/cycle.md step 7, items 1-8), raw CUDA C++ without
 // LibTorch headers (see field_step_cuda.h). Five launches, all stream-ordered, no host sync:
 //   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]|
 //   2. X2 (decay + temporal shift + spontaneous activity), 48 channels

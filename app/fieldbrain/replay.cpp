@@ -1,0 +1,110 @@
+#include "app/fieldbrain/replay.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/core.h>
+#include <torch/torch.h>
+
+#include "brain/brain_config.h"
+#include "brain/field_brain.h"
+
+namespace fieldbrain {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double max_abs_diff(const float* a, const float* b, int64_t n) {
+  double d = 0;
+  for (int64_t i = 0; i < n; ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
+  return d;
+}
+
+// The Python reference's motors [N,M] on the recording's inputs.
+std::vector<float> python_motors(const Recording& r) {
+  const fs::path out = fs::temp_directory_path() /
+                       fmt::format("fieldbrain-replay-{}-{}.npy", getpid(), r.cycles);
+  const std::string cmd =
+      fmt::format("{} {}/scripts/reference/fieldbrain_ref.py replay '{}' --out '{}' 2>&1",
+                  FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, r.folder, out.string());
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run " + cmd);
+  std::string output;
+  char buf[512];
+  while (fgets(buf, sizeof buf, pipe) != nullptr) output += buf;
+  const int status = pclose(pipe);
+  if (status != 0 || !fs::exists(out)) {
+    throw std::runtime_error("the Python reference failed (" + cmd + "):\n" + output);
+  }
+  NpyArray a = read_npy_f32(out.string());
+  fs::remove(out);
+  if (a.shape.size() != 2 || a.shape[0] != r.cycles || a.shape[1] != r.motor_dim) {
+    throw std::runtime_error("the Python reference returned motors of the wrong shape");
+  }
+  return std::move(a.values);
+}
+
+}  // namespace
+
+bool ReplayReport::ok() const {
+  if (vs_recording.diff > tolerance) return false;
+  if (python_ran && (vs_python.diff > tolerance || python_vs_recording.diff > tolerance)) return false;
+  return true;
+}
+
+ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
+                              const std::function<void(const CycleDiff&)>& on_cycle) {
+  if (r.start_cycle != 0) {
+    throw std::runtime_error(fmt::format(
+        "{}: the robot resumed a saved brain at cycle {}; a fresh brain cannot replay it "
+        "(record with an empty state dir, or delete the robot's state file)",
+        r.folder, r.start_cycle));
+  }
+  if (r.dropped != 0) {
+    throw std::runtime_error(fmt::format("{}: {} cycles were dropped while recording", r.folder,
+                                         r.dropped));
+  }
+  BrainConfig config = r.meta.at("brain").get<BrainConfig>();
+  if (!options.field_step.empty()) config.field_step = options.field_step;
+  if (!options.device.empty()) config.device = options.device;
+  ReplayReport report;
+  report.cycles = r.cycles;
+  report.field_step = config.field_step;
+  report.device = config.device;
+  report.tolerance = options.tolerance >= 0 ? options.tolerance
+                                            : (config.field_step == "reference" ? 1e-5 : 1e-4);
+
+  std::vector<float> py;
+  if (options.python) {
+    py = python_motors(r);
+    report.python_ran = true;
+  }
+  const int64_t S = r.sensory_dim, M = r.motor_dim;
+  FieldBrain brain(config, std::vector<uint64_t>{r.key_hash});
+  auto sensors = torch::empty({1, S});
+  auto reward = torch::empty({1});
+  for (int64_t i = 0; i < r.cycles; ++i) {
+    std::copy(r.sensors.begin() + i * S, r.sensors.begin() + (i + 1) * S, sensors.data_ptr<float>());
+    reward.data_ptr<float>()[0] = r.reward[size_t(i)];
+    const torch::Tensor motors = brain->step(sensors, reward).contiguous();
+    const float* m = motors.data_ptr<float>();
+    CycleDiff d;
+    d.cycle = i;
+    d.vs_recording = max_abs_diff(m, r.motors.data() + i * M, M);
+    report.vs_recording.take(d.vs_recording, i);
+    if (report.python_ran) {
+      d.vs_python = max_abs_diff(m, py.data() + i * M, M);
+      report.vs_python.take(d.vs_python, i);
+      report.python_vs_recording.take(max_abs_diff(py.data() + i * M, r.motors.data() + i * M, M), i);
+    }
+    if (on_cycle) on_cycle(d);
+  }
+  return report;
+}
+
+}  // namespace fieldbrain

@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+"""Draws the pictures of a fieldbrain-sim run and prints its summary table.
+
+Usage: /usr/bin/python3 scripts/plot_run.py OUT_DIR
+Reads OUT_DIR/summary.json and OUT_DIR/run_data.json (written by fieldbrain-sim) and writes
+  OUT_DIR/trajectories.png  the arena in metres (walls, obstacles, floor line) and each robot's
+                            path coloured by cycle, with start, end and collision marks;
+  OUT_DIR/field_slices.png  the field slices fetched at the end, one fixed symmetric colour
+                            scale (-1..1) for all, with colour bars and titles;
+  OUT_DIR/timeseries.png    motors, reward, the brain's prediction confidence and cumulative
+                            collisions per cycle.
+Then prints one table row per robot (cycles, cycles/s, distance, collisions, area explored)
+and the pictures' paths. Needs matplotlib (Debian python3-matplotlib).
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
+from matplotlib.patches import Circle, Rectangle  # noqa: E402
+import numpy as np  # noqa: E402
+
+SLICE_LIMIT = 1.0  # the field slices' colour scale is -SLICE_LIMIT..SLICE_LIMIT for every slice
+SLICE_NAMES = {0: "content channel 0", 62: "motor echo (direction)", 63: "motor echo (|motor| level)"}
+ROBOT_COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+
+
+def draw_arena(ax, arena):
+    W, H = arena["size"]
+    ax.add_patch(Rectangle((0, 0), W, H, facecolor="0.96", edgecolor="none", zorder=0))
+    line = arena.get("line")
+    if line and line["points"]:
+        pts = np.array(line["points"] + ([line["points"][0]] if line["closed"] else []))
+        ax.plot(pts[:, 0], pts[:, 1], color="0.55", lw=2, ls="--", zorder=1, label="floor line")
+    for x0, y0, x1, y1 in arena["boxes"]:
+        ax.add_patch(Rectangle((min(x0, x1), min(y0, y1)), abs(x1 - x0), abs(y1 - y0),
+                               facecolor="0.35", edgecolor="black", zorder=2))
+    for x, y, r in arena["circles"]:
+        ax.add_patch(Circle((x, y), r, facecolor="0.35", edgecolor="black", zorder=2))
+    for x0, y0, x1, y1 in arena["walls"]:
+        ax.plot([x0, x1], [y0, y1], color="black", lw=2.5, zorder=3)
+    ax.set_xlim(-0.05 * W, 1.05 * W)
+    ax.set_ylim(-0.05 * H, 1.05 * H)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+
+
+def draw_paths(ax, robots, norm, label=True):
+    """Each path coloured by cycle; start, end and collision marks. Returns a LineCollection."""
+    lc = None
+    for r in robots:
+        x, y = np.asarray(r["x"]), np.asarray(r["y"])
+        if len(x) == 0:
+            continue
+        pts = np.stack([x, y], 1)
+        segs = np.stack([pts[:-1], pts[1:]], 1) if len(pts) > 1 else np.zeros((0, 2, 2))
+        lc = LineCollection(segs, cmap="viridis", norm=norm, linewidths=2.2, zorder=4)
+        lc.set_array(np.arange(len(segs)))
+        ax.add_collection(lc)
+        ax.plot(x[0], y[0], "o", ms=9, mfc="white", mec="black", zorder=5)
+        ax.plot(x[-1], y[-1], "s", ms=8, mfc="black", mec="white", zorder=5)
+        if label:
+            ax.annotate(f"robot {r['index']}", (x[0], y[0]), xytext=(6, 6),
+                        textcoords="offset points", fontsize=9)
+        hits = np.asarray(r["collided"], dtype=bool)
+        if hits.any():
+            ax.plot(x[hits], y[hits], "x", color="red", ms=7, mew=2, zorder=6)
+    return lc
+
+
+def plot_trajectories(data, summary, path):
+    W, H = data["arena"]["size"]
+    robots = [r for r in data["robots"] if r["x"]]
+    xs = np.concatenate([r["x"] for r in robots]) if robots else np.zeros(1)
+    ys = np.concatenate([r["y"] for r in robots]) if robots else np.zeros(1)
+    # A close-up beside the arena when the paths cover little of it (a first run often does).
+    extent = max(xs.max() - xs.min(), ys.max() - ys.min())
+    closeup = extent < 0.25 * max(W, H)
+    fig, axes = plt.subplots(1, 2 if closeup else 1, squeeze=False,
+                             figsize=(15 if closeup else 9, 7 * H / W + 2),
+                             gridspec_kw={"width_ratios": [W / H, 1]} if closeup else None)
+    ax = axes[0][0]
+    draw_arena(ax, data["arena"])
+    n_max = max([len(r["x"]) for r in data["robots"]] + [1])
+    norm = plt.Normalize(0, n_max - 1)
+    lc = draw_paths(ax, data["robots"], norm)
+    if closeup:
+        zx = axes[0][1]
+        draw_arena(zx, data["arena"])
+        draw_paths(zx, data["robots"], norm, label=False)
+        half = max(extent / 2 + 0.05, 0.1)
+        cx, cy = (xs.max() + xs.min()) / 2, (ys.max() + ys.min()) / 2
+        zx.set_xlim(cx - half, cx + half)
+        zx.set_ylim(cy - half, cy + half)
+        zx.set_title(f"close-up ({2 * half:.2f} m wide)")
+        ax.add_patch(Rectangle((cx - half, cy - half), 2 * half, 2 * half, fill=False,
+                               edgecolor="tab:red", lw=1, zorder=7))
+    if lc is not None:
+        fig.colorbar(lc, ax=axes[0][-1], fraction=0.046, pad=0.03, label="cycle")
+    ax.plot([], [], "o", mfc="white", mec="black", label="start")
+    ax.plot([], [], "s", mfc="black", mec="white", label="end")
+    ax.plot([], [], "x", color="red", mew=2, label="collision")
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+    ax.set_title(f"{data['arena'].get('name', 'arena')}: {summary.get('controller', '')} "
+                 f"controller, {summary['totals']['cycles']} robot-cycles")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_slices(data, path):
+    slices = data["slices"]
+    robots = sorted({s["robot"] for s in slices})
+    channels = sorted({s["channel"] for s in slices})
+    fig, axes = plt.subplots(len(robots), len(channels), squeeze=False,
+                             figsize=(4.2 * len(channels), 3.8 * len(robots)))
+    im = None
+    for s in slices:
+        ax = axes[robots.index(s["robot"])][channels.index(s["channel"])]
+        v = np.asarray(s["values"], dtype=float)  # [x][y]
+        R = v.shape[0]
+        im = ax.imshow(v.T, origin="lower", cmap="RdBu_r", vmin=-SLICE_LIMIT, vmax=SLICE_LIMIT,
+                       extent=(-0.5, R - 0.5, -0.5, R - 0.5), interpolation="nearest")
+        name = SLICE_NAMES.get(s["channel"], f"channel {s['channel']}")
+        ax.set_title(f"robot {s['robot']}: {name}, z = {s['z']}\n"
+                     f"min {v.min():+.3g}, max {v.max():+.3g}", fontsize=9)
+        ax.set_xlabel("x (voxel)")
+        ax.set_ylabel("y (voxel)")
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, extend="both")
+    fig.suptitle(f"field slices at the end of the run (colour scale fixed at "
+                 f"±{SLICE_LIMIT:g} for every slice)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_timeseries(data, path):
+    fig, axes = plt.subplots(4, 1, sharex=True, figsize=(11, 10))
+    robots = data["robots"]
+    r0 = robots[0]
+    motors = np.asarray(r0["motors"], dtype=float).reshape(-1, 6)
+    cycles = np.arange(len(motors))
+    for k in range(6):
+        axes[0].plot(cycles, motors[:, k], lw=1, label=f"motor {k}")
+    axes[0].set_ylim(-1.05, 1.05)
+    axes[0].set_ylabel("motor value")
+    axes[0].set_title(f"robot {r0['index']} motors as applied"
+                      + (f" (of {len(robots)} robots)" if len(robots) > 1 else ""))
+    axes[0].legend(ncol=6, fontsize=8, loc="upper right")
+    for r in robots:
+        colour = ROBOT_COLOURS[r["index"] % len(ROBOT_COLOURS)]
+        label = f"robot {r['index']}"
+        n = np.arange(len(r["reward"]))
+        axes[1].plot(n, r["reward"], lw=1, color=colour, label=label)
+        conf = r["confidence"]
+        if conf["cycle"]:
+            axes[2].plot(conf["cycle"], conf["value"], ".-", lw=1, color=colour, label=label)
+        axes[3].step(n, np.cumsum(r["collided"]), where="post", color=colour, label=label)
+    axes[1].set_ylabel("reward sent")
+    if not any(np.any(np.asarray(r["reward"]) != 0) for r in robots):
+        axes[1].text(0.5, 0.5, "no reward sent (fieldbrain-sim --reward sends one)", ha="center",
+                     va="center", transform=axes[1].transAxes, color="0.4")
+    axes[2].set_ylabel("prediction confidence")
+    axes[2].set_ylim(-0.02, 1.02)
+    if not any(r["confidence"]["cycle"] for r in robots):
+        axes[2].text(0.5, 0.5, "no confidence samples (not a brain run, or no monitor)",
+                     ha="center", va="center", transform=axes[2].transAxes, color="0.4")
+    axes[3].set_ylabel("collisions (cumulative)")
+    axes[3].set_xlabel("cycle")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    for ax in axes[1:]:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def print_table(summary, pictures):
+    seconds = summary.get("seconds", 0.0) or 0.0
+    rows = [("robot", "cycles", "cycles/s", "distance m", "collisions", "area m^2")]
+    for r in summary["robots"]:
+        rate = r["cycles"] / seconds if seconds > 0 else 0.0
+        rows.append((str(r["index"]), str(r["cycles"]), f"{rate:.1f}", f"{r['distance_m']:.2f}",
+                     str(r["collisions"]), f"{r['area_m2']:.2f}"))
+    t = summary["totals"]
+    area = sum(r["area_m2"] for r in summary["robots"])
+    rows.append(("all", str(t["cycles"]), f"{summary.get('cycles_per_second', 0.0):.1f}",
+                 f"{t['distance_m']:.2f}", str(t["collisions"]), f"{area:.2f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for i, row in enumerate(rows):
+        print("  ".join(cell.rjust(w) for cell, w in zip(row, widths)))
+        if i == 0 or i == len(rows) - 2:
+            print("  ".join("-" * w for w in widths))
+    cell = summary.get("cell_size_m", 0.1)
+    print(f"run time {seconds:.1f} s; area explored = {cell:g} m x {cell:g} m cells visited")
+    for p in pictures:
+        print(f"picture: {p}")
+
+
+def main(argv):
+    if len(argv) != 1:
+        print(__doc__)
+        return 2
+    out = argv[0]
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    with open(os.path.join(out, summary.get("run_data", "run_data.json"))) as f:
+        data = json.load(f)
+    pictures = [os.path.join(out, "trajectories.png"), os.path.join(out, "timeseries.png")]
+    plot_trajectories(data, summary, pictures[0])
+    plot_timeseries(data, pictures[1])
+    if data["slices"]:
+        pictures.append(os.path.join(out, "field_slices.png"))
+        plot_slices(data, pictures[2])
+    print_table(summary, pictures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

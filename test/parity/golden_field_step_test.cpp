@@ -118,21 +118,48 @@ TEST_CASE("the TorchScript field steps reproduce the original on every golden st
   }
 }
 
-TEST_CASE("the Python reference's field step reproduces the original on every golden step",
-          "[parity][golden][python]") {
-  const std::string cmd = std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
+namespace {
+
+struct Run {
+  std::string output;
+  int status = -1;
+};
+
+// scripts/reference/check_golden.py with `args` (and an environment prefix), echoed to stdout.
+Run check_golden(const std::string& env, const std::string& args) {
+  const std::string cmd = env + std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
                           "/scripts/reference/check_golden.py " + fieldbrain_test::golden_dir() +
-                          " --tolerance 2e-6 2>&1";
+                          " --tolerance 2e-6 " + args + " 2>&1";
+  Run r;
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe != nullptr);
-  std::string output;
   char buf[512];
-  while (fgets(buf, sizeof buf, pipe) != nullptr) output += buf;
-  const int status = pclose(pipe);
-  INFO(cmd << "\n" << output);
-  std::cout << output;
-  CHECK(output.find("12 steps checked") != std::string::npos);
-  CHECK(status == 0);
+  while (fgets(buf, sizeof buf, pipe) != nullptr) r.output += buf;
+  r.status = pclose(pipe);
+  std::cout << cmd << "\n" << r.output;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the Python reference's field step reproduces the original on every golden step",
+          "[parity][golden][python]") {
+  const Run r = check_golden("", "");
+  INFO(r.output);
+  CHECK(r.output.find("12 steps checked") != std::string::npos);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("the fused operator loaded in Python reproduces the original with every CPU variant",
+          "[parity][golden][python][ops]") {
+  // The variant is chosen once per process, so each runs in its own Python process.
+  for (const char* isa : {"", "avx2", "default"}) {
+    const std::string env = *isa ? std::string("FIELDBRAIN_ISA=") + isa + " " : "";
+    const Run r = check_golden(env, std::string("--ops ") + FIELDBRAIN_OPS_LIBRARY);
+    INFO(env << "\n" << r.output);
+    CHECK(r.output.find("24 steps checked") != std::string::npos);
+    CHECK(r.status == 0);
+  }
 }
 
 TEST_CASE("on a CUDA device every field step reproduces the original on every golden step",

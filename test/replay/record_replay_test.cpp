@@ -146,7 +146,8 @@ TEST_CASE("a recorded session replays to the motors the server sent", "[replay][
   fs::remove_all(dir);
 }
 
-TEST_CASE("record_dir is a config key; a folder that cannot be created stops the server", "[replay]") {
+TEST_CASE("record_dir is a config key, and a folder that cannot be created stops the server",
+          "[replay]") {
   const auto parsed = nlohmann::json::parse(R"({"record_dir": "recs"})").get<ServerConfig>();
   CHECK(parsed.record_dir == "recs");
   CHECK(ServerConfig{}.record_dir.empty());  // off unless asked for

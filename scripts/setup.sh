@@ -8,6 +8,7 @@ PACKAGES=(
   libfmt-dev libspdlog-dev libcli11-dev
   libssl-dev libpng-dev libstb-dev
   libsleef-dev python3-matplotlib
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,70 @@
+// Fail fast on bad configuration (issue 12 item 6): fieldbrain-server refuses to start, before
+// any port opens, with an exit code != 0 and a message naming the key; a server started
+// without a config runs the "fast" step the shipped configs name.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test/server/fresh_dir.h"
+
+using namespace fieldbrain::server::testing;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the server executable with `args` (bounded by `timeout`), capturing its output.
+Run run_server(const std::string& args) {
+  const std::string cmd = "timeout 60 " + std::string(FIELDBRAIN_SERVER_EXE) +
+                          " --host 127.0.0.1 --port 0 --monitor-port -1 --resolution 8 "
+                          "--log-level warn " +
+                          args + " 2>&1";
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("start-up refuses an unusable state dir with a message naming the key", "[server]") {
+  const auto dir = fresh_dir("fieldbrain-startup-state");
+  const auto file = dir / "not-a-dir";
+  std::ofstream(file) << "a file where the state directory should go\n";
+  const Run r = run_server("--state-dir " + (file / "state").string());
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("state_dir") != std::string::npos);
+  CHECK(r.output.find("refusing to start") != std::string::npos);
+}
+
+TEST_CASE("start-up refuses a field step that cannot be loaded, naming the key", "[server]") {
+  const Run r = run_server("--state-dir '' --field-step /nonexistent/field_step.pt");
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("field_step") != std::string::npos);
+  const Run bad_key = run_server("--state-dir '' --device tpu");
+  INFO(bad_key.output);
+  CHECK(bad_key.exit_code != 0);
+  CHECK(bad_key.output.find("device") != std::string::npos);
+}
+
+TEST_CASE("a server started without a config uses the fast field step", "[server]") {
+  const Run r = run_server("--print-config");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.output);
+  CHECK(j["brain"]["field_step"] == "fast");
+  CHECK(j["monitor_host"] == "127.0.0.1");
+}

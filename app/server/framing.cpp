@@ -74,8 +74,8 @@ std::optional<Opening> classify_opening(const uint8_t* first, size_t n) {
     return Opening::Tls;
   }
   if (n < 4) return std::nullopt;
-  static const char* methods[] = {"GET ", "POST", "PUT ", "HEAD", "DELE", "OPTI",
-                                  "PATC", "CONN", "TRAC", "PRI "};
+  static const char* methods[] = {"GET ", "POST", "PUT ", "HEAD", "DELE",
+                                  "OPTI", "PATC", "CONN", "TRAC", "PRI "};
   for (const char* m : methods) {
     if (std::memcmp(first, m, 4) == 0) return Opening::Http;
   }
@@ -91,20 +91,20 @@ std::optional<Opening> classify_opening(const uint8_t* first, size_t n) {
 
 const char* opening_name(Opening opening) {
   switch (opening) {
-    case Opening::A:
-      return "A";
-    case Opening::B:
-      return "B/ROBO";
-    case Opening::C:
-      return "C/DEADBEEF";
-    case Opening::JsonLines:
-      return "json";
     case Opening::Http:
       return "HTTP";
     case Opening::Tls:
       return "TLS";
+    case Opening::B:
+      return framing_name(Framing::B);
+    case Opening::C:
+      return framing_name(Framing::C);
+    case Opening::JsonLines:
+      return framing_name(Framing::JsonLines);
+    case Opening::A:
+      break;
   }
-  return "?";
+  return framing_name(Framing::A);
 }
 
 size_t header_size(Framing framing) { return framing == Framing::A ? 9 : 13; }

@@ -8,7 +8,8 @@ namespace fieldbrain::server {
 
 WireMessage JsonCodec::decode() {
   const size_t have = buffered();
-  const void* nl = have > scanned_ ? std::memchr(data() + scanned_, '\n', have - scanned_) : nullptr;
+  const void* nl =
+      have > scanned_ ? std::memchr(data() + scanned_, '\n', have - scanned_) : nullptr;
   if (nl == nullptr) {
     scanned_ = have;
     if (have >= limits_.max_line) {

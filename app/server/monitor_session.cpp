@@ -140,7 +140,8 @@ std::string answer(BrainWorker& w, ServerStats& stats, size_t monitor_clients,
 // Compares in time independent of where the first difference is.
 bool tokens_equal(const std::string& a, const std::string& b) {
   unsigned diff = a.size() == b.size() ? 0u : 1u;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned>(a[i] ^ b[i % (b.size() ? b.size() : 1)]);
+  for (size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned>(a[i] ^ b[i % (b.size() ? b.size() : 1)]);
   return diff == 0 && !b.empty();
 }
 
@@ -247,10 +248,10 @@ bool MonitorSession::count_bad(const std::string& why) {
 }
 
 void MonitorSession::on_command(const MonitorCommand& cmd) {
-  const bool known = std::find_if(monitor_commands().begin(), monitor_commands().end(),
-                                  [&](const std::string& c) {
-                                    return c.compare(0, c.find(' '), cmd.name) == 0;
-                                  }) != monitor_commands().end();
+  const bool known =
+      std::find_if(monitor_commands().begin(), monitor_commands().end(), [&](const std::string& c) {
+        return c.compare(0, c.find(' '), cmd.name) == 0;
+      }) != monitor_commands().end();
   if (!known) {
     reply(monitor_unknown(cmd.text));
     if (count_bad("unknown commands")) return;
@@ -293,10 +294,10 @@ void MonitorSession::on_command(const MonitorCommand& cmd) {
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - ctx_.last_save).count();
     if (ctx_.saved_once && since < ctx_.config.monitor_save_interval_s) {
-      reply(monitor_error(cmd.text, "save rate-limited: the next save is allowed in " +
-                                        std::to_string(ctx_.config.monitor_save_interval_s -
-                                                       since) +
-                                        " s (monitor_save_interval_s)"));
+      reply(
+          monitor_error(cmd.text, "save rate-limited: the next save is allowed in " +
+                                      std::to_string(ctx_.config.monitor_save_interval_s - since) +
+                                      " s (monitor_save_interval_s)"));
       return read_line();
     }
     ctx_.saved_once = true;

@@ -19,10 +19,8 @@ WireMessage RefusalCodec::decode() {
   }
   // The request line, as far as it has arrived, for the log.
   const auto* p = reinterpret_cast<const char*>(data());
-  const size_t eol = static_cast<size_t>(std::find_if(p, p + buffered(), [](char c) {
-                                           return c == '\r' || c == '\n';
-                                         }) -
-                                         p);
+  const size_t eol = static_cast<size_t>(
+      std::find_if(p, p + buffered(), [](char c) { return c == '\r' || c == '\n'; }) - p);
   const std::string body = kHttpRefusalLine;
   std::string reply = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: " +
                       std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;

@@ -96,8 +96,7 @@ void RobotSession::pump() {
       // does (do_write resumes us); the idle timeout closes it if it never does.
       if (!paused_logged_) {
         paused_logged_ = true;
-        report(kCodeMessageTooLarge, std::to_string(out_bytes_) +
-                                         " reply bytes unsent (limit " +
+        report(kCodeMessageTooLarge, std::to_string(out_bytes_) + " reply bytes unsent (limit " +
                                          std::to_string(ctx_.config.max_write_queue_bytes) +
                                          "): not reading until the client reads");
       }

@@ -39,7 +39,7 @@ struct SessionContext {
 // Everything the session knows when it asks the worker for a brain: one struct, so identity
 // checks (token, peer address) can be added without touching the state machine.
 struct AttachRequest {
-  std::string key;      // identity the client claims (WireHandshake::identity)
+  std::string key;  // identity the client claims (WireHandshake::identity)
   bool key_from_client = false;
   std::string token;    // JSON identity token ("" when absent)
   std::string framing;  // codec name, for the monitor

@@ -86,9 +86,10 @@ void Server::start() {
     monitor_port_ = monitor_acceptor_.local_endpoint().port();
     if (!monitor_acceptor_.local_endpoint().address().is_loopback() &&
         config_.monitor_token.empty()) {
-      spdlog::warn("monitor port {} listens on {} without a monitor_token: anyone who can reach "
-                   "it can read telemetry and ask for saves",
-                   monitor_port_, config_.monitor_host);
+      spdlog::warn(
+          "monitor port {} listens on {} without a monitor_token: anyone who can reach "
+          "it can read telemetry and ask for saves",
+          monitor_port_, config_.monitor_host);
     }
   }
   worker_.set_publisher([this](int64_t cycle, std::string line) {

@@ -42,7 +42,8 @@ class CapturedLog {
 };
 
 std::string json_handshake(const std::string& id, int s, int m) {
-  nlohmann::json j = {{"type", "handshake"}, {"robot_id", id}, {"sensory_dim", s}, {"motor_dim", m}};
+  nlohmann::json j = {
+      {"type", "handshake"}, {"robot_id", id}, {"sensory_dim", s}, {"motor_dim", m}};
   return j.dump() + "\n";
 }
 

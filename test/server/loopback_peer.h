@@ -32,6 +32,9 @@ class LoopbackPeer {
   size_t received_ = 0;
 };
 
+// A loopback port the kernel just handed out and took back (for a child server process).
+uint16_t free_loopback_port();
+
 // Resident set size of this process in bytes (/proc/self/statm).
 size_t resident_bytes();
 

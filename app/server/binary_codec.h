@@ -1,4 +1,4 @@
-// The codec of the binary framings A, B and C (LEGACY_PROTOCOL.md §1-3): a fixed header whose
+// The codec of the binary framings A, B and C (ef2bdb8 and HEAD clients): a fixed header whose
 // length and count are checked against the limit before any body byte is kept, then the
 // little-endian float body. Replies go out in the framing the robot used.
 #pragma once

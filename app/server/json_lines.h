@@ -1,13 +1,16 @@
 // The JSON-lines mode of the robot port (PROTOCOL.md "JSON lines"): one object per line.
 //
 // Client -> server:
-//   {"type":"handshake","robot_id":"r1","sensory_dim":S,"motor_dim":M}
+//   {"type":"handshake","robot_id":"r1","sensory_dim":S,"motor_dim":M,"token":"..."}
+//       (robot_id: 1..128 characters, no control characters; token optional)
 //   {"type":"sensors","values":[...S numbers...],"reward":r}     (reward optional, default 0)
 // Server -> client:
 //   {"type":"handshake","accepted":true,"robot_id":key,"sensory_dim":S,"motor_dim":M,"cycle":n}
+//       (plus "token" when the server hands one out)
 //   {"type":"motors","values":[...M numbers...],"cycle":n}
 //   {"type":"error","code":c,"message":"..."}
-// Unknown fields are ignored.
+// Unknown fields are ignored. Malformed lines, unknown types and blank lines count as bad
+// frames (max_bad_frames); see robot_session.h.
 #pragma once
 
 #include <nlohmann/json.hpp>

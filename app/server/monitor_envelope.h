@@ -36,7 +36,7 @@ std::string monitor_not_found(const std::string& request, const std::string& id)
 
 // One published telemetry line (the worker's compact JSON for one robot's cycle) in the two
 // push formats: as is for `subscribe` clients, and in the 2025-08-20 push format
-// (LEGACY_PROTOCOL.md §4.2) for clients of that generation, which never send a request. The
+// for clients of that generation, which never send a request. The
 // second form is built once, on first use, and shared by every such client.
 class TelemetryPush {
  public:

@@ -214,7 +214,11 @@ void MonitorSession::read_line() {
 void MonitorSession::on_line(const std::string& line) {
   if (!heard_from_) {
     heard_from_ = true;
-    stop_legacy_push();  // it talks: an ef2bdb8-style client after all
+    // It talks: an ef2bdb8-style client after all. Its next line should be its reply, so
+    // pushed lines not yet on their way go too.
+    const bool was_pushing = legacy_push_;
+    stop_legacy_push();
+    if (was_pushing) drop_queued_pushes();
   }
   const MonitorCommand cmd = parse_monitor_command(line);
   if (cmd.name.empty()) {
@@ -348,6 +352,21 @@ void MonitorSession::queue_push(const std::string& line) {
   out_.push_back(line);
   is_push_.push_back(true);
   if (!writing_) do_write();
+}
+
+void MonitorSession::drop_queued_pushes() {
+  // The front entry may be in an async_write; everything behind it can go.
+  size_t i = writing_ ? 1 : 0;
+  while (i < out_.size()) {
+    if (!is_push_[i]) {
+      ++i;
+      continue;
+    }
+    out_bytes_ -= out_[i].size();
+    --queued_pushes_;
+    out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
+    is_push_.erase(is_push_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
 }
 
 void MonitorSession::reply(std::string line) {

@@ -3,7 +3,7 @@
 // push modes: `subscribe <n>`, and the 2025-08-20 generation's push to clients that never
 // send a request (legacy_push: after legacy_push_after_s of silence, every cycle, in that
 // generation's format). Pushed lines sit in a bounded queue: a subscriber that stops reading
-// loses lines, never slows a robot (LEGACY_PROTOCOL.md §4.2's stall is impossible). Replies
+// loses lines, never slows a robot (the 2025-08-20 server's stall is impossible). Replies
 // are never dropped; a client whose unread replies pass max_write_queue_bytes is cut off.
 // Remote (non-loopback) clients must send `auth <token>` first when monitor_token is set.
 #pragma once
@@ -58,6 +58,7 @@ class MonitorSession : public std::enable_shared_from_this<MonitorSession> {
   void stop_legacy_push();
   void reply(std::string line);  // never dropped
   void queue_push(const std::string& line);
+  void drop_queued_pushes();
   void do_write();
 
   boost::asio::ip::tcp::socket socket_;

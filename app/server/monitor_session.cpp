@@ -159,7 +159,10 @@ MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
   socket_.set_option(asio::socket_base::send_buffer_size(32 * 1024), ec);
   const auto ep = socket_.remote_endpoint(ec);
   peer_address_ = ec ? std::string("?") : ep.address().to_string();
-  loopback_ = !ec && ep.address().is_loopback();
+  // This machine's own address (127.0.0.1, ::1): other 127.x peers count as remote, so a
+  // token is testable on one host and a forwarded port cannot pass as local by accident.
+  loopback_ = !ec && (peer_address_ == "127.0.0.1" || peer_address_ == "::1" ||
+                      peer_address_ == "::ffff:127.0.0.1");
   // The token guards remote access; local tools (and the legacy push clients) need none.
   authenticated_ = ctx.config.monitor_token.empty() || loopback_;
 }

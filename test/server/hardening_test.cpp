@@ -1,6 +1,7 @@
 // What a hostile or careless client can do to the server (issue 12 items 3, 4, 7, the caps;
 // issue 15 item 6): every case on loopback against an in-process server, each must end in a
 // bounded way: cut off, paused, refused, or escaped.
+#include <poll.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -287,4 +288,48 @@ TEST_CASE("monitor saves are rate-limited and remote monitors need the token", "
   CHECK(second["status"] == "error");
   CHECK(second["error"].get<std::string>().find("rate-limited") != std::string::npos);
   CHECK(ServerConfig().monitor_host == "127.0.0.1");  // loopback unless chosen
+}
+
+TEST_CASE("a remote monitor client must send the token before any other command", "[server]") {
+  ServerConfig c = test_config();
+  c.monitor_token = "s3cret-token";
+  c.legacy_push = true;
+  c.legacy_push_after_s = 0.2;
+  ToyServer srv(c);
+  // 127.0.0.2 stands for another machine; 127.0.0.1 is this one and needs no token.
+  LoopbackPeer remote("127.0.0.2", srv.monitor_port());
+  RobotClient local(srv.monitor_port());
+  REQUIRE(local.read_line().has_value());
+  local.send_text("ping\n");
+  CHECK(nlohmann::json::parse(local.read_line().value())["message"] == "pong");
+  RobotClient robot(srv.port());
+  REQUIRE(robot.handshake(Framing::B, {1, 4, 2, 1, 0}).has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  REQUIRE(robot.exchange(Framing::B, std::vector<float>(4, 0.5f)).has_value());
+  // The remote client reads its welcome and nothing else: no push without the token.
+  auto read_line = [&](double timeout_s) {
+    std::string line;
+    char ch;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+      pollfd p{remote.fd(), POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      if (::recv(remote.fd(), &ch, 1, 0) != 1) break;
+      if (ch == '\n') return line;
+      line += ch;
+    }
+    return std::string();
+  };
+  CHECK(nlohmann::json::parse(read_line(2.0))["status"] == "connected");
+  CHECK(read_line(0.3).empty());
+  remote.send_all("ping\n");
+  auto refused = nlohmann::json::parse(read_line(2.0));
+  CHECK(refused["status"] == "error");
+  CHECK(refused["error"].get<std::string>().find("auth") != std::string::npos);
+  remote.send_all("auth wrong-token\n");
+  CHECK(nlohmann::json::parse(read_line(2.0))["status"] == "error");
+  remote.send_all("auth s3cret-token\n");
+  CHECK(nlohmann::json::parse(read_line(2.0))["status"] == "success");
+  remote.send_all("ping\n");
+  CHECK(nlohmann::json::parse(read_line(2.0))["message"] == "pong");
 }

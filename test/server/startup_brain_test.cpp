@@ -69,6 +69,18 @@ TEST_CASE("start-up refuses a field step that cannot be loaded, naming the key",
   CHECK(bad_key.output.find("device") != std::string::npos);
 }
 
+TEST_CASE("start-up refuses device cuda on a machine without CUDA", "[server]") {
+  if (std::filesystem::exists("/dev/nvidiactl")) {
+    SUCCEED("this machine has an NVIDIA driver; the refusal is checked on machines without");
+    return;
+  }
+  const Run r = run_server("--state-dir '' --device cuda");
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK(r.output.find("refusing to start") != std::string::npos);
+  CHECK(r.output.find("device") != std::string::npos);
+}
+
 TEST_CASE("a server started without a config uses the fast field step", "[server]") {
   const Run r = run_server("--print-config");
   REQUIRE(r.exit_code == 0);

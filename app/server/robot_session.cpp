@@ -91,12 +91,12 @@ void RobotSession::arm_timer() {
 void RobotSession::pump() {
   while (!closed_ && !closing_ && !busy_ && !reading_) {
     if (draining_) return close_after_writes("server shutting down");
-    if (out_bytes_ > ctx_.config.max_write_queue_bytes) {
+    if (out_.bytes() > ctx_.config.max_write_queue_bytes) {
       // Back-pressure: the client is not reading its replies. Read nothing more until it
       // does (do_write resumes us); the idle timeout closes it if it never does.
       if (!paused_logged_) {
         paused_logged_ = true;
-        report(kCodeMessageTooLarge, std::to_string(out_bytes_) + " reply bytes unsent (limit " +
+        report(kCodeMessageTooLarge, std::to_string(out_.bytes()) + " reply bytes unsent (limit " +
                                          std::to_string(ctx_.config.max_write_queue_bytes) +
                                          "): not reading until the client reads");
       }
@@ -165,9 +165,9 @@ void RobotSession::handle(WireMessage msg) {
   if (auto* u = std::get_if<WireUnknown>(&msg)) {
     // ef2bdb8: ERROR [1.0], payload consumed, connection kept; a run of them closes.
     report(kCodeUnknownType, "unknown " + u->what + ", answered as unknown");
-    scratch_.clear();
-    codec_->encode_unknown(u->what, scratch_);
-    send(scratch_);
+    std::string reply = out_.take_buffer();
+    codec_->encode_unknown(u->what, reply);
+    send(std::move(reply));
     return count_bad("unknown or rejected messages");
   }
   auto& fatal = std::get<WireFatal>(msg);
@@ -225,17 +225,17 @@ void RobotSession::on_rejected(const WireRejected& r) {
       break;
   }
   report(r.code, r.why + "; answered as rejected");
-  scratch_.clear();
-  codec_->encode_rejected(r.code, r.why, attached_ ? motor_dim_ : 0, scratch_);
-  send(scratch_);
+  std::string reply = out_.take_buffer();
+  codec_->encode_rejected(r.code, r.why, attached_ ? motor_dim_ : 0, reply);
+  send(std::move(reply));
   count_bad("rejected messages");
 }
 
 void RobotSession::refuse_handshake(int code, const std::string& why) {
   report(code, "handshake refused: " + why);
-  scratch_.clear();
-  codec_->encode_refused(code, why, scratch_);
-  send(scratch_);
+  std::string reply = out_.take_buffer();
+  codec_->encode_refused(code, why, reply);
+  send(std::move(reply));
   // HEAD clients treat any reply as a handshake; closing makes them retry cleanly.
   if (codec_->closes_after_refusal()) return close_after_writes("handshake refused");
   count_bad("refused handshakes");
@@ -325,9 +325,9 @@ void RobotSession::on_step_done(StepResult r) {
     r.motors.assign(motor_dim_, 0.0f);  // the robot was released under us
   }
   consecutive_bad_ = 0;
-  scratch_.clear();
-  codec_->encode_motors(r.motors, r.cycle, scratch_);
-  send(scratch_);
+  std::string reply = out_.take_buffer();
+  codec_->encode_motors(r.motors, r.cycle, reply);
+  send(std::move(reply));
   pump();
 }
 
@@ -345,8 +345,7 @@ void RobotSession::report(int code, const std::string& message) {
 
 void RobotSession::send(std::string bytes) {
   if (closed_ || bytes.empty()) return;
-  out_bytes_ += bytes.size();
-  out_.push_back(std::move(bytes));
+  out_.push(std::move(bytes));
   if (!writing_) do_write();
 }
 
@@ -364,10 +363,9 @@ void RobotSession::do_write() {
                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
                       if (self->closed_) return;
                       if (ec) return self->close("send failed: " + ec.message());
-                      self->out_bytes_ -= self->out_.front().size();
                       self->out_.pop_front();
                       self->do_write();
-                      if (self->out_bytes_ <= self->ctx_.config.max_write_queue_bytes / 2) {
+                      if (self->out_.bytes() <= self->ctx_.config.max_write_queue_bytes / 2) {
                         self->paused_logged_ = false;
                         self->pump();
                       }

@@ -9,7 +9,6 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +17,7 @@
 
 #include "app/server/brain_worker.h"
 #include "app/server/log_budget.h"
+#include "app/server/reply_queue.h"
 #include "app/server/robot_codec.h"
 #include "app/server/server_config.h"
 #include "app/server/server_stats.h"
@@ -119,9 +119,7 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   size_t discarded_ = 0;
   std::string close_reason_;
   bool writing_ = false;
-  std::deque<std::string> out_;
-  size_t out_bytes_ = 0;
-  std::string scratch_;  // reply being encoded
+  ReplyQueue out_;
   std::chrono::steady_clock::time_point connected_at_, last_activity_;
 };
 

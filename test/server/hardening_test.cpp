@@ -274,7 +274,8 @@ TEST_CASE("a silent monitor client receives pushed telemetry in the 2025-08-20 f
   CHECK(pong["message"] == "pong");
 }
 
-TEST_CASE("monitor saves are rate-limited and remote monitors need the token", "[server]") {
+TEST_CASE("monitor saves are rate-limited and the monitor listens on loopback by default",
+          "[server]") {
   ServerConfig c = test_config();
   c.monitor_save_interval_s = 30;
   ToyServer srv(c);

@@ -9,6 +9,7 @@ PACKAGES=(
   libssl-dev libpng-dev libstb-dev
   libsleef-dev python3-matplotlib
   chromium chromium-driver python3-selenium
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -66,6 +66,47 @@ std::optional<Framing> detect_framing(const uint8_t* first, size_t n) {
   return Framing::A;
 }
 
+std::optional<Opening> classify_opening(const uint8_t* first, size_t n) {
+  if (n >= 1 && first[0] == '{') return Opening::JsonLines;
+  // TLS record: content type 22 (handshake), then major version 3.
+  if (n >= 1 && first[0] == 0x16 && (n < 2 || first[1] == 0x03)) {
+    if (n < 2) return std::nullopt;
+    return Opening::Tls;
+  }
+  if (n < 4) return std::nullopt;
+  static const char* methods[] = {"GET ", "POST", "PUT ", "HEAD", "DELE",
+                                  "OPTI", "PATC", "CONN", "TRAC", "PRI "};
+  for (const char* m : methods) {
+    if (std::memcmp(first, m, 4) == 0) return Opening::Http;
+  }
+  switch (*detect_framing(first, n)) {
+    case Framing::B:
+      return Opening::B;
+    case Framing::C:
+      return Opening::C;
+    default:
+      return Opening::A;
+  }
+}
+
+const char* opening_name(Opening opening) {
+  switch (opening) {
+    case Opening::Http:
+      return "HTTP";
+    case Opening::Tls:
+      return "TLS";
+    case Opening::B:
+      return framing_name(Framing::B);
+    case Opening::C:
+      return framing_name(Framing::C);
+    case Opening::JsonLines:
+      return framing_name(Framing::JsonLines);
+    case Opening::A:
+      break;
+  }
+  return framing_name(Framing::A);
+}
+
 size_t header_size(Framing framing) { return framing == Framing::A ? 9 : 13; }
 
 HeaderProblem parse_header(Framing framing, const uint8_t* bytes, uint32_t max_floats,
@@ -111,6 +152,23 @@ std::vector<uint8_t> encode_frame_raw(Framing framing, uint8_t type,
   append_be32(out, static_cast<uint32_t>(values.size()));
   for (float v : values) append_le_f32(out, v);
   return out;
+}
+
+void append_frame(std::string& out, Framing framing, MessageType type, const float* values,
+                  size_t count) {
+  auto be32 = [&out](uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
+  };
+  if (framing == Framing::B) be32(kMagicRobo);
+  if (framing == Framing::C) be32(kMagicDeadBeef);
+  be32(static_cast<uint32_t>(5 + 4 * count));
+  out.push_back(static_cast<char>(type));
+  be32(static_cast<uint32_t>(count));
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], sizeof bits);
+    for (int s = 0; s < 32; s += 8) out.push_back(static_cast<char>((bits >> s) & 0xff));
+  }
 }
 
 std::vector<uint8_t> encode_frame(Framing framing, MessageType type,

@@ -41,6 +41,15 @@ constexpr uint32_t kMagicDeadBeef = 0xDEADBEEFu;  // framing C
 // Returns nullopt when more bytes are needed to decide.
 std::optional<Framing> detect_framing(const uint8_t* first, size_t n);
 
+// What the first bytes of a connection open: one of the robot wire formats, or traffic for
+// another protocol (a browser, curl, a TLS client) that gets a one-line refusal instead of
+// being read as a framing-A length. Needs up to 4 bytes; nullopt while undecided. A legal
+// framing-A length never starts with an HTTP method or a TLS record (both read as lengths
+// far above any frame limit), so the two cannot be confused.
+enum class Opening { A, B, C, JsonLines, Http, Tls };
+std::optional<Opening> classify_opening(const uint8_t* first, size_t n);
+const char* opening_name(Opening opening);
+
 // Bytes of the fixed header, magic included (9 for A, 13 for B and C).
 size_t header_size(Framing framing);
 
@@ -66,6 +75,10 @@ std::vector<float> decode_floats(const uint8_t* bytes, size_t count);
 // Encodes one complete frame (header + body) in `framing` (A, B or C).
 std::vector<uint8_t> encode_frame(Framing framing, MessageType type,
                                   const std::vector<float>& values);
+
+// Appends one complete frame to `out` (no allocation once `out` has the capacity).
+void append_frame(std::string& out, Framing framing, MessageType type, const float* values,
+                  size_t count);
 
 // Convenience for tests and the soak client: a full frame with an explicit type byte.
 std::vector<uint8_t> encode_frame_raw(Framing framing, uint8_t type,

@@ -1,9 +1,11 @@
 #include "app/server/json_lines.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "app/server/handshake.h"
+#include "app/server/printable.h"
 
 namespace fieldbrain::server {
 namespace {
@@ -62,7 +64,22 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
           id->get<std::string>().size() > 128) {
         return JsonBad{kCodeInvalidCapabilities, "'robot_id' must be a string of 1..128 chars"};
       }
+      // An id names files and appears in every log line about the robot: no control
+      // characters, so a newline in an id can never start a forged log line anywhere.
+      const std::string& s = id->get_ref<const std::string&>();
+      if (std::any_of(s.begin(), s.end(), [](char ch) {
+            return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
+          })) {
+        return JsonBad{kCodeInvalidCapabilities, "'robot_id' must not contain control characters"};
+      }
       hs.robot_id = id->get<std::string>();
+    }
+    auto token = obj.find("token");
+    if (token != obj.end() && !token->is_null()) {
+      if (!token->is_string() || token->get<std::string>().size() > 256) {
+        return JsonBad{kCodeInvalidCapabilities, "'token' must be a string of at most 256 chars"};
+      }
+      hs.token = token->get<std::string>();
     }
     return hs;
   }
@@ -87,15 +104,17 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
     }
     return s;
   }
-  return JsonBad{kCodeUnknownType, "unknown message type '" + type + "'"};
+  return JsonBad{kCodeUnknownType, "message type '" + printable(type) + "'", true};
 }
 
 std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
-                                 long long cycle) {
+                                 long long cycle, const std::string& token) {
   nlohmann::json j = {{"type", "handshake"},    {"accepted", true},
                       {"robot_id", robot_key},  {"sensory_dim", sensory_dim},
                       {"motor_dim", motor_dim}, {"cycle", cycle}};
-  return j.dump() + "\n";
+  if (!token.empty()) j["token"] = token;
+  // The key may hold invalid UTF-8 from the client: replace, never throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string json_motors_reply(const std::vector<float>& motors, long long cycle) {

@@ -1,13 +1,16 @@
 // The JSON-lines mode of the robot port (docs/protocol.md "JSON lines"): one object per line.
 //
 // Client -> server:
-//   {"type":"handshake","robot_id":"r1","sensory_dim":S,"motor_dim":M}
+//   {"type":"handshake","robot_id":"r1","sensory_dim":S,"motor_dim":M,"token":"..."}
+//       (robot_id: 1..128 characters, no control characters; token optional)
 //   {"type":"sensors","values":[...S numbers...],"reward":r}     (reward optional, default 0)
 // Server -> client:
 //   {"type":"handshake","accepted":true,"robot_id":key,"sensory_dim":S,"motor_dim":M,"cycle":n}
+//       (plus "token" when the server hands one out)
 //   {"type":"motors","values":[...M numbers...],"cycle":n}
 //   {"type":"error","code":c,"message":"..."}
-// Unknown fields are ignored.
+// Unknown fields are ignored. Malformed lines, unknown types and blank lines count as bad
+// frames (max_bad_frames); see robot_session.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +22,7 @@ namespace fieldbrain::server {
 
 struct JsonHandshake {
   std::string robot_id;  // empty when the client sent none
+  std::string token;     // identity token; empty when the client sent none
   int sensory_dim = 0;
   int motor_dim = 0;
 };
@@ -33,7 +37,8 @@ struct JsonSensors {
 // unknown "type". `code` is the legacy error number to report.
 struct JsonBad {
   int code = 0;
-  std::string message;
+  std::string message;        // quotes client text only through printable()
+  bool unknown_type = false;  // a well-formed object with an unknown "type"
 };
 
 using JsonMessage = std::variant<JsonHandshake, JsonSensors, JsonBad>;
@@ -44,8 +49,9 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
                             int default_motor);
 
 // Reply lines, each ending in '\n'.
+// `token`, when not empty, is handed to the robot as "token".
 std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
-                                 long long cycle);
+                                 long long cycle, const std::string& token = "");
 std::string json_motors_reply(const std::vector<float>& motors, long long cycle);
 std::string json_error_reply(int code, const std::string& message);
 

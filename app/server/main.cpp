@@ -1,5 +1,7 @@
-// fieldbrain-server: parses the config and flags, builds the brain engine, serves until
-// SIGINT/SIGTERM, then answers the frames in flight, saves every robot and exits 0.
+// fieldbrain-server: parses the config and flags, checks them (startup_checks.h: the brain
+// config, a trial brain on the configured device and field step, the state directory) before
+// any port opens, serves until SIGINT/SIGTERM, then answers the frames in flight, saves every
+// robot and exits 0. Bad configuration exits 2 with a message naming the key.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
@@ -9,6 +11,7 @@
 
 #include "app/server/server.h"
 #include "app/server/server_cli.h"
+#include "app/server/startup_checks.h"
 #include "app/server/torch_brain_engine.h"
 #include "app/server/web/web_monitor.h"
 
@@ -21,8 +24,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   spdlog::set_level(spdlog::level::from_str(cli.config.log_level));
+  std::unique_ptr<BrainEngine> engine;
   try {
-    std::unique_ptr<BrainEngine> engine = make_field_brain_engine(cli.config.brain);
+    try {
+      engine = make_field_brain_engine(cli.config.brain);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("config key 'brain': ") + e.what());
+    }
+    run_startup_checks(cli.config, *engine);
+  } catch (const std::exception& e) {
+    std::cerr << "fieldbrain-server: refusing to start: " << e.what() << "\n";
+    return 2;
+  }
+  try {
     Server server(cli.config, *engine);
     web::WebMonitor web_monitor(server);  // web_port; off by default
     // Block the signals in this thread before any other thread starts would be the POSIX

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "app/server/printable.h"
 #include "app/server/wall_clock.h"
 
 namespace fieldbrain::server {
@@ -14,6 +15,10 @@ namespace {
 std::string line_of(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
+
+// The request echoed in a reply: escaped and cut, so a 1 MB request is not answered with a
+// 2 MB reply.
+std::string echo(const std::string& request) { return printable(request, 200); }
 
 }  // namespace
 
@@ -60,14 +65,14 @@ std::string monitor_welcome_line() {
 
 std::string monitor_success(const std::string& request, const nlohmann::json& data) {
   return line_of({{"status", "success"},
-                  {"request", request},
+                  {"request", echo(request)},
                   {"timestamp", epoch_seconds()},
                   {"data", data}});
 }
 
 std::string monitor_pong(const std::string& request, double uptime_s) {
   return line_of({{"status", "success"},
-                  {"request", request},
+                  {"request", echo(request)},
                   {"timestamp", epoch_seconds()},
                   {"message", "pong"},
                   {"server_uptime", uptime_s}});
@@ -75,23 +80,63 @@ std::string monitor_pong(const std::string& request, double uptime_s) {
 
 std::string monitor_error(const std::string& request, const std::string& error) {
   return line_of({{"status", "error"},
-                  {"request", request},
+                  {"request", echo(request)},
                   {"error", error},
                   {"timestamp", epoch_seconds()}});
 }
 
 std::string monitor_unknown(const std::string& request) {
   return line_of({{"status", "error"},
-                  {"request", request},
-                  {"error", "Unknown command: " + request},
+                  {"request", echo(request)},
+                  {"error", "Unknown command: " + echo(request)},
                   {"timestamp", epoch_seconds()},
                   {"available_commands", monitor_commands()}});
 }
 
 std::string monitor_not_found(const std::string& request, const std::string& id) {
   return line_of({{"status", "error"},
-                  {"request", request},
-                  {"message", "Session " + id + " not found or has no telemetry"}});
+                  {"request", echo(request)},
+                  {"message", "Session " + echo(id) + " not found or has no telemetry"}});
+}
+
+const std::string& TelemetryPush::legacy_line() const {
+  if (legacy_.empty()) {
+    const auto j = nlohmann::json::parse(line_, nullptr, /*allow_exceptions=*/false);
+    legacy_ = legacy_push_line(j.is_object() ? j : nlohmann::json::object());
+  }
+  return legacy_;
+}
+
+std::string legacy_push_line(const nlohmann::json& telemetry) {
+  nlohmann::json out = telemetry;
+  auto number = [&](const char* key, double fallback) {
+    auto it = telemetry.find(key);
+    return it != telemetry.end() && it->is_number() ? it->get<double>() : fallback;
+  };
+  // Service metrics that generation merged into every line.
+  const double cycle_ms = number("avg_cycle_ms", 0.0);
+  out["cycles"] = static_cast<int64_t>(number("cycles", number("cycle", 0.0)));
+  out["hz"] = cycle_ms > 0 ? 1000.0 / cycle_ms : 0.0;
+  out["energy"] = number("field_information", 0.0);
+  out["field_energy"] = number("field_information", 0.0);
+  if (!out.contains("comfort")) out["comfort"] = 0;
+  if (!out.contains("motivation")) out["motivation"] = "unknown";
+  if (!out.contains("exploring")) out["exploring"] = number("exploration_drive", 0.0) > 0.5;
+  // The enhanced brain's progress keys, from our nearest equivalents.
+  out["prediction_accuracy"] = number("prediction_confidence", 0.0);
+  out["learning_score"] = number("smoothed_confidence", 0.0);
+  out["exploration_rate"] = number("exploration_drive", 0.0);
+  out["concepts_formed"] = number("attractors", 0.0);
+  if (!out.contains("causal_chains")) out["causal_chains"] = 0;
+  if (!out.contains("semantic_meanings")) out["semantic_meanings"] = 0;
+  if (!out.contains("uptime")) out["uptime"] = 0.0;
+  auto motors = telemetry.find("motors");
+  if (motors != telemetry.end() && motors->is_array() && motors->size() > 5) {
+    out["motors"] = nlohmann::json(motors->begin(), motors->begin() + 5);
+  }
+  if (!out.contains("motors")) out["motors"] = nlohmann::json::array();
+  if (!out.contains("sensors")) out["sensors"] = nlohmann::json::array();
+  return line_of(out);
 }
 
 }  // namespace fieldbrain::server

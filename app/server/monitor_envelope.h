@@ -34,4 +34,26 @@ std::string monitor_unknown(const std::string& request);
 // telemetry <id> for an unknown id: legacy shape, with "message" and no timestamp.
 std::string monitor_not_found(const std::string& request, const std::string& id);
 
+// One published telemetry line (the worker's compact JSON for one robot's cycle) in the two
+// push formats: as is for `subscribe` clients, and in the 2025-08-20 push format
+// for clients of that generation, which never send a request. The
+// second form is built once, on first use, and shared by every such client.
+class TelemetryPush {
+ public:
+  TelemetryPush(int64_t cycle, std::string line) : cycle_(cycle), line_(std::move(line)) {}
+  int64_t cycle() const { return cycle_; }
+  const std::string& line() const { return line_; }  // with its '\n'
+  const std::string& legacy_line() const;            // with its '\n'
+
+ private:
+  int64_t cycle_;
+  std::string line_;
+  mutable std::string legacy_;
+};
+
+// The 2025-08-20 form of one telemetry object: every key of ours kept, the keys that
+// generation's monitors read (monitor.py, monitor_brain_progress.py) added from their nearest
+// equivalents, motors cut to the first 5 as that server did. One line with its '\n'.
+std::string legacy_push_line(const nlohmann::json& telemetry);
+
 }  // namespace fieldbrain::server

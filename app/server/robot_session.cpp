@@ -3,34 +3,55 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstring>
+
+#include "app/server/printable.h"
 
 namespace fieldbrain::server {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;  // one read; a codec holds at most a message + this
+constexpr size_t kLingerBytes = 64 * 1024;
+constexpr auto kLingerTime = std::chrono::seconds(2);
+
+CodecLimits codec_limits(const ServerConfig& c) {
+  CodecLimits l;
+  l.max_frame_floats = c.max_frame_floats;
+  l.max_dim = c.max_dim;
+  l.max_line = c.max_json_line;
+  l.default_sensory = c.brain.value("sensory_dim", 16);
+  l.default_motor = c.brain.value("motor_dim", 4);
+  return l;
+}
+
+}  // namespace
+
 RobotSession::RobotSession(tcp::socket socket, SessionContext& ctx)
     : socket_(std::move(socket)),
       executor_(socket_.get_executor()),
       timer_(executor_),
       ctx_(ctx),
-      header_(13),
-      line_buf_(ctx.config.max_json_line) {
+      log_budget_(ctx.config.log_lines_per_minute) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
-  peer_ = ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
+  peer_address_ = ec ? std::string("?") : ep.address().to_string();
+  peer_ = ec ? peer_address_ : peer_address_ + ":" + std::to_string(ep.port());
   socket_.set_option(tcp::no_delay(true), ec);
   socket_.set_option(asio::socket_base::keep_alive(true), ec);
 }
 
-const std::string& RobotSession::who() const { return attached_ ? robot_key_ : peer_; }
+const std::string& RobotSession::who() const { return attached_ ? who_ : peer_; }
 
 void RobotSession::start() {
   connected_at_ = last_activity_ = std::chrono::steady_clock::now();
   ctx_.stats.connection_opened();
-  spdlog::info("new connection from {}", peer_);
+  spdlog::debug("new connection from {}", peer_);
   arm_timer();
-  read_first_byte();
+  pump();
 }
 
 void RobotSession::drain() {
@@ -41,10 +62,10 @@ void RobotSession::drain() {
 void RobotSession::touch() { last_activity_ = std::chrono::steady_clock::now(); }
 
 // One timer serves both deadlines: the handshake must come within handshake_timeout_s of the
-// connect, and afterwards some byte within idle_timeout_s. A frame in the brain never times
+// connect, and afterwards some byte within idle_timeout_s. A message in the brain never times
 // out on the robot's account.
 void RobotSession::arm_timer() {
-  if (closed_) return;
+  if (closed_ || lingering_) return;
   using namespace std::chrono;
   const auto now = steady_clock::now();
   const auto limit = duration_cast<steady_clock::duration>(
@@ -52,9 +73,8 @@ void RobotSession::arm_timer() {
   const auto since = attached_ ? last_activity_ : connected_at_;
   auto deadline = since + limit;
   if (!busy_ && now >= deadline) {
-    ctx_.stats.error(
-        attached_ ? kCodeConnectionTimeout : kCodeHandshakeTimeout, who(),
-        attached_ ? "idle timeout: no data, closing" : "no handshake in time, closing");
+    report(attached_ ? kCodeConnectionTimeout : kCodeHandshakeTimeout,
+           attached_ ? "idle timeout: no data, closing" : "no handshake in time, closing");
     close(attached_ ? "idle timeout" : "handshake timeout");
     return;
   }
@@ -66,306 +86,221 @@ void RobotSession::arm_timer() {
   });
 }
 
-// --- binary framing ------------------------------------------------------------------------
+// --- the state machine -----------------------------------------------------------------------
 
-void RobotSession::read_first_byte() {
-  asio::async_read(socket_, asio::buffer(header_.data(), 1),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     if (ec) return self->close(ec.message());
-                     self->touch();
-                     if (auto f = detect_framing(self->header_.data(), 1)) {
-                       self->framing_ = *f;  // JSON lines
-                       self->framing_known_ = true;
-                       self->line_prefix_ = "{";
-                       spdlog::info("{}: framing {}", self->peer_, framing_name(*f));
-                       return self->read_line();
-                     }
-                     self->read_rest_of_detect();
-                   });
-}
-
-void RobotSession::read_rest_of_detect() {
-  asio::async_read(socket_, asio::buffer(header_.data() + 1, 3),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     if (ec) return self->close(ec.message());
-                     self->touch();
-                     self->framing_ = *detect_framing(self->header_.data(), 4);
-                     self->framing_known_ = true;
-                     spdlog::info("{}: framing {}", self->peer_, framing_name(self->framing_));
-                     self->read_header(4);
-                   });
-}
-
-void RobotSession::read_header(size_t have) {
-  const size_t need = header_size(framing_);
-  asio::async_read(socket_, asio::buffer(header_.data() + have, need - have),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     if (ec) return self->close(ec.message());
-                     self->touch();
-                     self->on_header();
-                   });
-}
-
-void RobotSession::on_header() {
-  const HeaderProblem problem =
-      parse_header(framing_, header_.data(), ctx_.config.max_frame_floats, &frame_);
-  switch (problem) {
-    case HeaderProblem::None:
-      break;
-    case HeaderProblem::BadMagic:
-      // The stream is out of sync; the HEAD client reconnects after a close.
-      ctx_.stats.error(kCodeInvalidMessage, who(), "bad magic in frame header, closing");
-      return close("bad magic");
-    case HeaderProblem::TooLarge:
-      ctx_.stats.error(kCodeMessageTooLarge, who(),
-                       "frame of " + std::to_string(frame_.count) + " floats (length " +
-                           std::to_string(frame_.length) + ") exceeds the limit of " +
-                           std::to_string(ctx_.config.max_frame_floats) + ", closing");
-      send_frame(MessageType::Error, {kErrorTooLarge});
-      return close_after_writes("frame too large");
-    case HeaderProblem::LengthMismatch:
-      ctx_.stats.error(kCodeInvalidMessage, who(),
-                       "length " + std::to_string(frame_.length) + " does not match count " +
-                           std::to_string(frame_.count) + ", closing");
-      send_frame(MessageType::Error, {kErrorProtocol});
-      return close_after_writes("length/count mismatch");
-  }
-  body_.resize(4 * size_t{frame_.count});
-  if (body_.empty()) return on_frame(frame_.type, {});
-  asio::async_read(socket_, asio::buffer(body_),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     if (ec) return self->close("truncated frame: " + ec.message());
-                     self->touch();
-                     self->on_frame(self->frame_.type,
-                                    decode_floats(self->body_.data(), self->frame_.count));
-                   });
-}
-
-void RobotSession::on_frame(uint8_t type, std::vector<float> values) {
-  switch (type) {
-    case static_cast<uint8_t>(MessageType::Handshake):
-      return handle_handshake(values);
-    case static_cast<uint8_t>(MessageType::SensoryInput):
-      return handle_sensory(std::move(values));
-    default:
-      // ef2bdb8: ERROR [1.0], payload consumed, connection kept.
-      ctx_.stats.error(kCodeUnknownType, who(),
-                       "unknown message type " + std::to_string(type) + ", answered ERROR 1.0");
-      send_frame(MessageType::Error, {kErrorUnknownType});
-      return continue_reading();
-  }
-}
-
-void RobotSession::handle_handshake(const std::vector<float>& values) {
-  if (attached_) {
-    // ef2bdb8: the existing session's reply again (idempotent), logged as 2004.
-    ctx_.stats.error(kCodeDuplicateSession, who(), "duplicate handshake, answered as before");
-    send(handshake_reply_);
-    return continue_reading();
-  }
-  HandshakeLimits limits;
-  limits.max_dim =
-      std::min<int>(ctx_.config.max_dim, static_cast<int>(ctx_.config.max_frame_floats) - 1);
-  HandshakeParse parsed = parse_capabilities(values, limits);
-  auto refuse = [this](const std::string& why) {
-    ctx_.stats.error(kCodeInvalidCapabilities, who(), "handshake refused: " + why);
-    send_frame(MessageType::Handshake, handshake_error_reply(kCodeInvalidCapabilities));
-    // HEAD clients treat any reply as a handshake; closing makes them retry cleanly.
-    if (framing_ == Framing::B) return close_after_writes("handshake refused");
-    continue_reading();
-  };
-  if (auto* why = std::get_if<std::string>(&parsed)) return refuse(*why);
-  const Capabilities caps = std::get<Capabilities>(parsed);
-  start_attach(profile_key(caps), caps.sensory_dim, caps.motor_dim,
-               [this, caps, refuse](const AttachResult& r) {
-                 if (!r.ok) return refuse(r.error);
-                 caps_ = caps;
-                 handshake_reply_ = [&] {
-                   auto bytes =
-                       encode_frame(framing_, MessageType::Handshake,
-                                    handshake_reply(framing_, caps, ctx_.gpu, ctx_.server_caps));
-                   return std::string(bytes.begin(), bytes.end());
-                 }();
-                 send(handshake_reply_);
-                 continue_reading();
-               });
-}
-
-void RobotSession::handle_sensory(std::vector<float> values) {
-  ctx_.stats.sensory_frame();
-  if (!attached_) {
-    // ef2bdb8: an empty ACTION_OUTPUT, connection kept (3001); repeated, it closes.
-    ctx_.stats.error(kCodeSessionNotFound, who(), "sensory frame before a handshake");
-    send_frame(MessageType::ActionOutput, {});
-    if (++consecutive_bad_ >= ctx_.config.max_bad_frames) {
-      return close_after_writes("too many frames without a handshake");
+void RobotSession::pump() {
+  while (!closed_ && !closing_ && !busy_ && !reading_) {
+    if (draining_) return close_after_writes("server shutting down");
+    if (out_.bytes() > ctx_.config.max_write_queue_bytes) {
+      // Back-pressure: the client is not reading its replies. Read nothing more until it
+      // does (do_write resumes us); the idle timeout closes it if it never does.
+      if (!paused_logged_) {
+        paused_logged_ = true;
+        report(kCodeMessageTooLarge, std::to_string(out_.bytes()) + " reply bytes unsent (limit " +
+                                         std::to_string(ctx_.config.max_write_queue_bytes) +
+                                         "): not reading until the client reads");
+      }
+      return;
     }
-    return continue_reading();
+    if (!codec_) return read_some();
+    WireMessage msg = codec_->decode();
+    if (std::holds_alternative<NeedMore>(msg)) return read_some();
+    handle(std::move(msg));
   }
-  const size_t s = caps_.sensory_dim;
-  if (values.size() != s && values.size() != s + 1) {
-    return reply_bad_sensory(kCodeInvalidMessage,
-                             "sensory frame of " + std::to_string(values.size()) +
-                                 " values, expected " + std::to_string(s) + " (or " +
-                                 std::to_string(s + 1) + " with a reward)");
-  }
-  for (float v : values) {
-    if (!std::isfinite(v)) {
-      return reply_bad_sensory(kCodeInvalidMessage, "sensory frame with NaN or Inf");
-    }
-  }
-  float reward = 0.0f;
-  if (values.size() == s + 1) {
-    reward = values.back();
-    values.pop_back();
-  }
-  start_step(std::move(values), reward);
 }
 
-// A bad frame never reaches the brain: the robot gets a safe stop (M zeros; HEAD clients read
-// any frame as motors), the error is logged and counted, and a run of them closes.
-void RobotSession::reply_bad_sensory(int code, const std::string& why) {
-  ctx_.stats.error(code, who(), why + "; answered with zero motors");
-  if (framing_ == Framing::JsonLines) {
-    send(json_error_reply(code, why));
+void RobotSession::read_some() {
+  reading_ = true;
+  uint8_t* at;
+  size_t room;
+  if (lingering_ || !codec_) {
+    // The opening bytes (or bytes to discard) land in opening_; the codec takes them over.
+    const size_t have = lingering_ ? 0 : opening_.size();
+    opening_.resize(have + 4096);
+    at = opening_.data() + have;
+    room = 4096;
   } else {
-    send_frame(MessageType::ActionOutput, std::vector<float>(caps_.motor_dim, 0.0f));
+    at = codec_->prepare(kReadChunk);
+    room = kReadChunk;
   }
-  if (++consecutive_bad_ >= ctx_.config.max_bad_frames) {
-    ctx_.stats.error(code, who(),
-                     std::to_string(consecutive_bad_) + " bad frames in a row, closing");
-    return close_after_writes("too many bad frames");
-  }
-  continue_reading();
-}
-
-// --- JSON lines ----------------------------------------------------------------------------
-
-void RobotSession::read_line() {
-  asio::async_read_until(
-      socket_, line_buf_, '\n',
+  socket_.async_read_some(
+      asio::buffer(at, room),
       [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
-        if (ec == asio::error::not_found) {
-          self->ctx_.stats.error(kCodeMessageTooLarge, self->who(),
-                                 "JSON line longer than " +
-                                     std::to_string(self->ctx_.config.max_json_line) +
-                                     " bytes, closing");
-          self->send(json_error_reply(kCodeMessageTooLarge, "line too long"));
-          return self->close_after_writes("line too long");
+        self->reading_ = false;
+        if (self->closed_) return;
+        if (self->lingering_) {
+          self->discarded_ += n;
+          if (ec || self->discarded_ > kLingerBytes) return self->close(self->close_reason_);
+          return self->read_some();
         }
-        if (ec) return self->close(ec.message());
+        if (self->codec_) {
+          self->codec_->commit(ec ? 0 : n);
+        } else {
+          self->opening_.resize(self->opening_.size() - 4096 + (ec ? 0 : n));
+        }
+        if (ec) {
+          return self->close(ec == asio::error::eof ? "closed by the client" : ec.message());
+        }
         self->touch();
-        std::string line(asio::buffers_begin(self->line_buf_.data()),
-                         asio::buffers_begin(self->line_buf_.data()) + n);
-        self->line_buf_.consume(n);
-        line.pop_back();  // '\n'
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!self->line_prefix_.empty()) {
-          line = self->line_prefix_ + line;
-          self->line_prefix_.clear();
-        }
-        self->on_line(std::move(line));
+        if (!self->codec_) self->on_opening();
+        self->pump();
       });
 }
 
-void RobotSession::on_line(std::string line) {
-  if (line.find_first_not_of(" \t") == std::string::npos) return continue_reading();
-  const int default_s = ctx_.config.brain.value("sensory_dim", 16);
-  const int default_m = ctx_.config.brain.value("motor_dim", 4);
-  JsonMessage msg = parse_json_line(line, ctx_.config.max_dim, default_s, default_m);
-  if (auto* bad = std::get_if<JsonBad>(&msg)) {
-    ctx_.stats.error(bad->code, who(), bad->message);
-    send(json_error_reply(bad->code, bad->message));
-    return continue_reading();
-  }
-  if (auto* hs = std::get_if<JsonHandshake>(&msg)) return on_json_handshake(*hs);
-  auto& sensors = std::get<JsonSensors>(msg);
-  ctx_.stats.sensory_frame();
-  if (!attached_) {
-    ctx_.stats.error(kCodeSessionNotFound, who(), "sensors before a handshake");
-    send(json_error_reply(kCodeSessionNotFound, "send a handshake first"));
-    if (++consecutive_bad_ >= ctx_.config.max_bad_frames) {
-      return close_after_writes("too many frames without a handshake");
-    }
-    return continue_reading();
-  }
-  if (!sensors.values_ok) return reply_bad_sensory(kCodeInvalidMessage, "'values' must be numbers");
-  if (sensors.values.size() != static_cast<size_t>(caps_.sensory_dim)) {
-    return reply_bad_sensory(kCodeInvalidMessage,
-                             "'values' has " + std::to_string(sensors.values.size()) +
-                                 " elements, expected " + std::to_string(caps_.sensory_dim));
-  }
-  bool finite = std::isfinite(sensors.reward);
-  for (float v : sensors.values) finite = finite && std::isfinite(v);
-  if (!finite) return reply_bad_sensory(kCodeInvalidMessage, "non-finite sensor or reward");
-  start_step(std::move(sensors.values), sensors.reward);
+void RobotSession::on_opening() {
+  const auto opening = classify_opening(opening_.data(), opening_.size());
+  if (!opening) return;  // pump() reads more
+  codec_ = make_robot_codec(*opening, codec_limits(ctx_.config));
+  std::memcpy(codec_->prepare(opening_.size()), opening_.data(), opening_.size());
+  codec_->commit(opening_.size());
+  opening_.clear();
+  opening_.shrink_to_fit();
+  spdlog::debug("{}: {} opening", peer_, codec_->name());
 }
 
-void RobotSession::on_json_handshake(const JsonHandshake& hs) {
+void RobotSession::handle(WireMessage msg) {
+  if (auto* hs = std::get_if<WireHandshake>(&msg)) return on_handshake(std::move(*hs));
+  if (auto* s = std::get_if<WireSensors>(&msg)) return on_sensors(std::move(*s));
+  if (auto* r = std::get_if<WireRejected>(&msg)) return on_rejected(*r);
+  if (auto* u = std::get_if<WireUnknown>(&msg)) {
+    // ef2bdb8: ERROR [1.0], payload consumed, connection kept; a run of them closes.
+    report(kCodeUnknownType, "unknown " + u->what + ", answered as unknown");
+    std::string reply = out_.take_buffer();
+    codec_->encode_unknown(u->what, reply);
+    send(std::move(reply));
+    return count_bad("unknown or rejected messages");
+  }
+  auto& fatal = std::get<WireFatal>(msg);
+  report(fatal.code, fatal.why + ", closing");
+  if (!fatal.reply.empty()) send(std::move(fatal.reply));
+  close_after_writes(fatal.why, /*linger=*/true);
+}
+
+void RobotSession::on_handshake(WireHandshake hs) {
   if (attached_) {
-    ctx_.stats.error(kCodeDuplicateSession, who(), "duplicate handshake, answered as before");
-    send(handshake_reply_);
-    return continue_reading();
+    // ef2bdb8: the existing session's reply again (idempotent), logged as 2004.
+    report(kCodeDuplicateSession, "duplicate handshake, answered as before");
+    return send(handshake_reply_);
   }
-  if (hs.sensory_dim + 1 > static_cast<int>(ctx_.config.max_frame_floats)) {
-    ctx_.stats.error(kCodeInvalidCapabilities, who(), "sensory_dim above max_frame_floats");
-    send(json_error_reply(kCodeInvalidCapabilities, "sensory_dim above max_frame_floats"));
-    return continue_reading();
+  AttachRequest req;
+  req.key = std::move(hs.identity);
+  req.key_from_client = hs.identity_from_client;
+  req.token = std::move(hs.token);
+  req.framing = codec_->name();
+  req.peer_address = peer_address_;
+  req.sensory_dim = hs.sensory_dim;
+  req.motor_dim = hs.motor_dim;
+  req.caps = hs.caps;
+  start_attach(std::move(req));
+}
+
+void RobotSession::on_sensors(WireSensors s) {
+  ctx_.stats.sensory_frame();
+  WireRejected bad{WireRejected::Kind::Frame, kCodeInvalidMessage, ""};
+  if (!attached_) {
+    bad.code = kCodeSessionNotFound;
+    bad.why = "sensors before a handshake";
+  } else if (s.values.size() != static_cast<size_t>(sensory_dim_)) {
+    bad.why = "sensory frame of " + std::to_string(s.values.size()) + " values, expected " +
+              std::to_string(sensory_dim_);
+  } else {
+    bool finite = std::isfinite(s.reward);
+    for (float v : s.values) finite = finite && std::isfinite(v);
+    if (!finite) bad.why = "sensory frame with NaN or Inf";
   }
-  const std::string key = hs.robot_id.empty() ? "json_" + std::to_string(hs.sensory_dim) + "s_" +
-                                                    std::to_string(hs.motor_dim) + "m"
-                                              : hs.robot_id;
-  Capabilities caps;
-  caps.sensory_dim = hs.sensory_dim;
-  caps.motor_dim = hs.motor_dim;
-  start_attach(key, hs.sensory_dim, hs.motor_dim, [this, caps](const AttachResult& r) {
-    if (!r.ok) {
-      ctx_.stats.error(kCodeInvalidCapabilities, who(), "handshake refused: " + r.error);
-      send(json_error_reply(kCodeInvalidCapabilities, r.error));
-      return continue_reading();
-    }
-    caps_ = caps;
-    handshake_reply_ = json_handshake_reply(r.key, caps.sensory_dim, caps.motor_dim, r.cycle);
-    send(handshake_reply_);
-    continue_reading();
-  });
+  if (!bad.why.empty()) return on_rejected(bad);
+  start_step(std::move(s.values), s.reward);
+}
+
+// A rejected message never reaches the brain: a binary robot gets a safe stop (M zeros, or
+// ef2bdb8's empty ACTION before a handshake), a JSON robot an error object; it is logged and
+// counted, and a run of them closes.
+void RobotSession::on_rejected(const WireRejected& r) {
+  switch (r.kind) {
+    case WireRejected::Kind::Handshake:
+      return refuse_handshake(r.code, r.why);
+    case WireRejected::Kind::Silent:
+      return count_bad("blank or empty messages");
+    case WireRejected::Kind::Frame:
+      break;
+  }
+  report(r.code, r.why + "; answered as rejected");
+  std::string reply = out_.take_buffer();
+  codec_->encode_rejected(r.code, r.why, attached_ ? motor_dim_ : 0, reply);
+  send(std::move(reply));
+  count_bad("rejected messages");
+}
+
+void RobotSession::refuse_handshake(int code, const std::string& why) {
+  report(code, "handshake refused: " + why);
+  std::string reply = out_.take_buffer();
+  codec_->encode_refused(code, why, reply);
+  send(std::move(reply));
+  // HEAD clients treat any reply as a handshake; closing makes them retry cleanly.
+  if (codec_->closes_after_refusal()) return close_after_writes("handshake refused");
+  count_bad("refused handshakes");
+}
+
+void RobotSession::count_bad(const char* what) {
+  if (++consecutive_bad_ < ctx_.config.max_bad_frames) return;
+  report(kCodeInvalidMessage,
+         std::to_string(consecutive_bad_) + " " + what + " in a row (max_bad_frames), closing");
+  close_after_writes("too many bad frames", /*linger=*/true);
 }
 
 // --- brain round trips ---------------------------------------------------------------------
 
-void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
-                                std::function<void(const AttachResult&)> then) {
+void RobotSession::start_attach(AttachRequest req) {
   busy_ = true;
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
-  const bool queued = ctx_.worker.attach(
-      key, framing_name(framing_), sensory_dim, motor_dim,
-      [self, work, then, sensory_dim, motor_dim](AttachResult r) {
-        asio::post(self->executor_, [self, then, sensory_dim, motor_dim, r = std::move(r)] {
-          self->busy_ = false;
-          if (self->closed_) {
-            // The robot left while its brain was being made: release it again.
-            if (r.ok) self->ctx_.worker.detach(r.id);
-            return;
-          }
-          if (r.ok) {
-            self->attached_ = true;
-            self->robot_id_ = r.id;
-            self->robot_key_ = r.key;
-            self->consecutive_bad_ = 0;
-            self->ctx_.stats.handshake_done();
-            // caps_ is only set by `then`: log the dimensions this attach was made with.
-            spdlog::info("{}: handshake complete as '{}' ({} sensors, {} motors, cycle {}{})",
-                         self->peer_, r.key, sensory_dim, motor_dim, r.cycle,
-                         r.resumed ? ", resumed" : "");
-          }
-          then(r);
-        });
+  const std::string key = req.key, framing = req.framing;
+  const int s = req.sensory_dim, m = req.motor_dim;
+  const bool queued =
+      ctx_.worker.attach(key, framing, s, m, [self, work, req = std::move(req)](AttachResult r) {
+        asio::post(self->executor_, [self, req, r = std::move(r)] { self->on_attached(req, r); });
       });
   if (!queued) {
     busy_ = false;
     close("server shutting down");
   }
+}
+
+void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) {
+  busy_ = false;
+  if (closed_) {
+    // The robot left while its brain was being made: release it again.
+    if (r.ok) ctx_.worker.detach(r.id);
+    return;
+  }
+  if (!r.ok) {
+    refuse_handshake(kCodeInvalidCapabilities, printable(r.error, 200));
+    return pump();
+  }
+  attached_ = true;
+  robot_id_ = r.id;
+  robot_key_ = r.key;
+  who_ = printable(r.key);
+  sensory_dim_ = req.sensory_dim;
+  motor_dim_ = req.motor_dim;
+  consecutive_bad_ = 0;
+  codec_->set_sensory_dim(sensory_dim_);
+  ctx_.stats.handshake_done();
+  spdlog::info("{}: handshake complete as '{}' (framing {}, {} sensors, {} motors, cycle {}{})",
+               peer_, who_, codec_->name(), sensory_dim_, motor_dim_, r.cycle,
+               r.resumed ? ", resumed" : "");
+  HandshakeAccepted a;
+  a.key = r.key;
+  a.sensory_dim = sensory_dim_;
+  a.motor_dim = motor_dim_;
+  a.cycle = r.cycle;
+  a.caps = req.caps;
+  a.gpu = ctx_.gpu;
+  a.server_caps = ctx_.server_caps;
+  handshake_reply_.clear();
+  codec_->encode_accepted(a, handshake_reply_);
+  send(handshake_reply_);
+  pump();
 }
 
 void RobotSession::start_step(std::vector<float> sensors, float reward) {
@@ -386,63 +321,90 @@ void RobotSession::start_step(std::vector<float> sensors, float reward) {
 void RobotSession::on_step_done(StepResult r) {
   busy_ = false;
   if (closed_) return;
-  if (r.motors.size() != static_cast<size_t>(caps_.motor_dim)) {
-    r.motors.assign(caps_.motor_dim, 0.0f);  // the robot was released under us
+  if (r.motors.size() != static_cast<size_t>(motor_dim_)) {
+    r.motors.assign(motor_dim_, 0.0f);  // the robot was released under us
   }
   consecutive_bad_ = 0;
-  if (framing_ == Framing::JsonLines) {
-    send(json_motors_reply(r.motors, r.cycle));
-  } else {
-    send_frame(MessageType::ActionOutput, r.motors);
+  std::string reply = out_.take_buffer();
+  codec_->encode_motors(r.motors, r.cycle, reply);
+  send(std::move(reply));
+  pump();
+}
+
+// --- logging, writing, closing -------------------------------------------------------------
+
+void RobotSession::report(int code, const std::string& message) {
+  uint64_t suppressed = 0;
+  const bool log = log_budget_.allow(std::chrono::steady_clock::now(), &suppressed);
+  if (log && suppressed > 0) {
+    spdlog::warn("{}: {} log lines suppressed (log_lines_per_minute = {})", who(), suppressed,
+                 ctx_.config.log_lines_per_minute);
   }
-  continue_reading();
-}
-
-// --- writing, reading on, closing ----------------------------------------------------------
-
-void RobotSession::continue_reading() {
-  if (closed_ || closing_) return;
-  if (draining_) return close_after_writes("server shutting down");
-  if (framing_ == Framing::JsonLines) return read_line();
-  read_header(0);
-}
-
-void RobotSession::send_frame(MessageType type, const std::vector<float>& values) {
-  auto bytes = encode_frame(framing_, type, values);
-  send(std::string(bytes.begin(), bytes.end()));
+  ctx_.stats.error(code, who(), message, log);
 }
 
 void RobotSession::send(std::string bytes) {
-  if (closed_) return;
-  out_.push_back(std::move(bytes));
+  if (closed_ || bytes.empty()) return;
+  out_.push(std::move(bytes));
   if (!writing_) do_write();
 }
 
 void RobotSession::do_write() {
   if (out_.empty()) {
     writing_ = false;
-    if (closing_) close("closed by server");
+    if (closing_) {
+      if (linger_after_writes_) return linger();
+      return close(close_reason_);
+    }
     return;
   }
   writing_ = true;
   asio::async_write(socket_, asio::buffer(out_.front()),
                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                      if (self->closed_) return;
                       if (ec) return self->close("send failed: " + ec.message());
                       self->out_.pop_front();
                       self->do_write();
+                      if (self->out_.bytes() <= self->ctx_.config.max_write_queue_bytes / 2) {
+                        self->paused_logged_ = false;
+                        self->pump();
+                      }
                     });
 }
 
-void RobotSession::close_after_writes(const std::string& why) {
-  if (closed_) return;
+void RobotSession::close_after_writes(const std::string& why, bool linger) {
+  if (closed_ || closing_) return;
   closing_ = true;
-  if (!writing_ && out_.empty()) close(why);
+  close_reason_ = why;
+  linger_after_writes_ = linger;
+  if (!writing_ && out_.empty()) do_write();
+}
+
+void RobotSession::linger() {
+  if (closed_ || lingering_) return;
+  lingering_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_send, ec);
+  timer_.expires_after(kLingerTime);
+  timer_.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
+    if (e == asio::error::operation_aborted) return;
+    self->close(self->close_reason_);
+  });
+  if (!reading_) read_some();  // an outstanding read sees lingering_ when it completes
 }
 
 void RobotSession::close(const std::string& why) {
   if (closed_) return;
   closed_ = true;
-  spdlog::info("{}: connection closed ({})", who(), why);
+  if (attached_) {
+    spdlog::info("{}: connection closed ({})", who(), why);
+  } else {
+    spdlog::debug("{}: connection closed ({})", who(), why);
+  }
+  if (log_budget_.pending_suppressed() > 0) {
+    spdlog::warn("{}: {} further log lines were suppressed (log_lines_per_minute = {})", who(),
+                 log_budget_.pending_suppressed(), ctx_.config.log_lines_per_minute);
+  }
   boost::system::error_code ec;
   timer_.cancel();
   socket_.shutdown(tcp::socket::shutdown_both, ec);

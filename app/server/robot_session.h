@@ -1,12 +1,14 @@
-// One robot connection on the robot port: framing detection, exact reads of header then body
-// (or one JSON line), the handshake, and the lock-step sensory/motor exchange of
-// docs/protocol.md. Owned by shared_from_this; every method runs on the I/O thread. While a frame
-// is in the brain the session reads nothing more, so replies can never overtake each other.
+// One robot connection on the robot port: a single lock-step state machine
+//   detecting -> running (handshake, then sensors -> brain -> motors, one at a time) -> closed
+// over a RobotCodec that owns every format question (robot_codec.h): the session never asks
+// which framing it speaks. Owned by shared_from_this; every method runs on the I/O thread.
+// While a message is in the brain the session decodes and reads nothing more, so replies can
+// never overtake each other, and it stops reading while its unsent replies exceed
+// max_write_queue_bytes, so a client that never reads holds a bounded amount of memory.
 #pragma once
 
 #include <boost/asio.hpp>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,9 +16,9 @@
 #include <vector>
 
 #include "app/server/brain_worker.h"
-#include "app/server/framing.h"
-#include "app/server/handshake.h"
-#include "app/server/json_lines.h"
+#include "app/server/log_budget.h"
+#include "app/server/reply_queue.h"
+#include "app/server/robot_codec.h"
 #include "app/server/server_config.h"
 #include "app/server/server_stats.h"
 
@@ -34,40 +36,56 @@ struct SessionContext {
   std::function<void(RobotSession*)> on_closed;
 };
 
+// Everything the session knows when it asks the worker for a brain: one struct, so identity
+// checks (token, peer address) can be added without touching the state machine.
+struct AttachRequest {
+  std::string key;  // identity the client claims (WireHandshake::identity)
+  bool key_from_client = false;
+  std::string token;    // JSON identity token ("" when absent)
+  std::string framing;  // codec name, for the monitor
+  std::string peer_address;
+  int sensory_dim = 0;
+  int motor_dim = 0;
+  Capabilities caps;
+};
+
 class RobotSession : public std::enable_shared_from_this<RobotSession> {
  public:
   RobotSession(boost::asio::ip::tcp::socket socket, SessionContext& ctx);
 
   void start();
-  // Server shutdown: answer the frame in flight (if any), then close.
+  // Server shutdown: answer the message in flight (if any), then close.
   void drain();
   // Closes now, dropping unsent replies (the shutdown deadline).
   void close(const std::string& why);
   const std::string& peer() const { return peer_; }
+  const std::string& peer_address() const { return peer_address_; }
 
  private:
-  void read_first_byte();
-  void read_rest_of_detect();
-  void read_header(size_t have);
-  void on_header();
-  void on_frame(uint8_t type, std::vector<float> values);
-  void handle_handshake(const std::vector<float>& values);
-  void handle_sensory(std::vector<float> values);
-  void read_line();
-  void on_line(std::string line);
-  void on_json_handshake(const JsonHandshake& hs);
+  // The state machine: decode what is buffered, one message at a time, read when more is needed.
+  void pump();
+  void read_some();
+  void on_opening();
+  void handle(WireMessage msg);
+  void on_handshake(WireHandshake hs);
+  void on_sensors(WireSensors s);
+  void on_rejected(const WireRejected& r);
+  void refuse_handshake(int code, const std::string& why);
+  void count_bad(const char* what);
 
-  void start_attach(std::string key, int sensory_dim, int motor_dim,
-                    std::function<void(const AttachResult&)> then);
+  void start_attach(AttachRequest req);
+  void on_attached(const AttachRequest& req, const AttachResult& r);
   void start_step(std::vector<float> sensors, float reward);
   void on_step_done(StepResult r);
-  void reply_bad_sensory(int code, const std::string& why);
 
+  // Logs (rate-limited per connection) and counts one error.
+  void report(int code, const std::string& message);
   void send(std::string bytes);
-  void send_frame(MessageType type, const std::vector<float>& values);
   void do_write();
-  void continue_reading();
-  void close_after_writes(const std::string& why);
+  // Closes once the replies are out. `linger`: half-close and discard what the client still
+  // sends (bounded), so a reply to a refused stream is not destroyed by a reset.
+  void close_after_writes(const std::string& why, bool linger = false);
+  void linger();
   void touch();
   void arm_timer();
   const std::string& who() const;
@@ -76,30 +94,32 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   boost::asio::any_io_executor executor_;
   boost::asio::steady_timer timer_;
   SessionContext& ctx_;
-  std::string peer_;
+  std::string peer_, peer_address_;
+  LogBudget log_budget_;
 
-  Framing framing_ = Framing::A;
-  bool framing_known_ = false;
-  std::vector<uint8_t> header_;
-  std::vector<uint8_t> body_;
-  FrameHeader frame_;
-  boost::asio::streambuf line_buf_;
-  std::string line_prefix_;
+  std::unique_ptr<RobotCodec> codec_;  // null while the opening bytes are undecided
+  std::vector<uint8_t> opening_;       // the first bytes, until the codec exists
 
-  // Robot state after a successful handshake.
+  // The robot after a successful handshake.
   bool attached_ = false;
   RobotId robot_id_ = 0;
-  std::string robot_key_;
-  Capabilities caps_;
+  std::string robot_key_, who_;
+  int sensory_dim_ = 0, motor_dim_ = 0;
   std::string handshake_reply_;
   int consecutive_bad_ = 0;
 
-  bool busy_ = false;  // a frame is in the brain (or a handshake is being attached)
+  bool busy_ = false;     // a message is in the brain (a step or an attach)
+  bool reading_ = false;  // an async read is outstanding
   bool draining_ = false;
   bool closing_ = false;  // close once the write queue is empty
   bool closed_ = false;
+  bool linger_after_writes_ = false;
+  bool lingering_ = false;
+  bool paused_logged_ = false;  // the write-queue pause was logged
+  size_t discarded_ = 0;
+  std::string close_reason_;
   bool writing_ = false;
-  std::deque<std::string> out_;
+  ReplyQueue out_;
   std::chrono::steady_clock::time_point connected_at_, last_activity_;
 };
 

@@ -43,12 +43,19 @@ Server::Server(ServerConfig config, BrainEngine& engine)
       acceptor_(io_),
       monitor_acceptor_(io_),
       shutdown_deadline_(io_),
+      robot_accept_pause_(io_),
+      monitor_accept_pause_(io_),
       session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr},
-      monitor_ctx_{config_, worker_, stats_, nullptr, nullptr} {
+      monitor_ctx_{config_, worker_, stats_, nullptr, nullptr, {}, false} {
   session_ctx_.gpu = engine_.on_gpu();
-  session_ctx_.on_closed = [this](RobotSession* s) {
+  auto release = [](std::map<std::string, int>& counts, const std::string& address) {
+    auto it = counts.find(address);
+    if (it != counts.end() && --it->second <= 0) counts.erase(it);
+  };
+  session_ctx_.on_closed = [this, release](RobotSession* s) {
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
       if (it->get() == s) {
+        release(robots_per_address_, s->peer_address());
         sessions_.erase(it);
         break;
       }
@@ -57,9 +64,10 @@ Server::Server(ServerConfig config, BrainEngine& engine)
     on_session_closed();
   };
   monitor_ctx_.monitor_clients = [this] { return monitors_.size(); };
-  monitor_ctx_.on_closed = [this](MonitorSession* s) {
+  monitor_ctx_.on_closed = [this, release](MonitorSession* s) {
     for (auto it = monitors_.begin(); it != monitors_.end(); ++it) {
       if (it->get() == s) {
+        release(monitors_per_address_, s->peer_address());
         monitors_.erase(it);
         break;
       }
@@ -75,13 +83,21 @@ void Server::start() {
   listen_on(acceptor_, config_.host, config_.port, "robot");
   port_ = acceptor_.local_endpoint().port();
   if (config_.monitor_port >= 0) {
-    listen_on(monitor_acceptor_, config_.host, config_.monitor_port, "monitor");
+    listen_on(monitor_acceptor_, config_.monitor_host, config_.monitor_port, "monitor");
     monitor_port_ = monitor_acceptor_.local_endpoint().port();
+    if (!monitor_acceptor_.local_endpoint().address().is_loopback() &&
+        config_.monitor_token.empty()) {
+      spdlog::warn(
+          "monitor port {} listens on {} without a monitor_token: anyone who can reach "
+          "it can read telemetry and ask for saves",
+          monitor_port_, config_.monitor_host);
+    }
   }
   worker_.set_publisher([this](int64_t cycle, std::string line) {
     for (const auto& listener : telemetry_listeners_) listener(cycle, line);
-    asio::post(io_, [this, cycle, line = std::move(line)] {
-      for (const auto& m : monitors_) m->push(cycle, line);
+    auto push = std::make_shared<TelemetryPush>(cycle, std::move(line) + "\n");
+    asio::post(io_, [this, push] {
+      for (const auto& m : monitors_) m->push(*push);
     });
   });
   worker_.start();
@@ -107,16 +123,72 @@ void Server::on_session_closed() {
   if (shutting_down_ && sessions_.empty()) shutdown_deadline_.cancel();
 }
 
+namespace {
+
+std::string address_of(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto ep = socket.remote_endpoint(ec);
+  return ec ? std::string("?") : ep.address().to_string();
+}
+
+void refuse(tcp::socket& socket) {
+  boost::system::error_code ignored;
+  socket.close(ignored);
+}
+
+}  // namespace
+
+bool Server::over_cap(const char* port, size_t total, size_t max_total,
+                      const std::map<std::string, int>& per_address, const std::string& address) {
+  auto it = per_address.find(address);
+  const int from_address = it == per_address.end() ? 0 : it->second;
+  const bool too_many = total >= max_total;
+  if (!too_many && from_address < config_.max_connections_per_address) return false;
+  uint64_t n = 0;
+  if (refused_log_.due(std::chrono::steady_clock::now(), &n)) {
+    spdlog::warn("{} connection from {} refused: {} ({} refused in the last 10 s)", port, address,
+                 too_many ? "server at its connection cap (" + std::to_string(max_total) + ")"
+                          : std::to_string(from_address) +
+                                " connections from this address (max_connections_per_address)",
+                 n);
+  }
+  return true;
+}
+
+void Server::accept_failed(const boost::system::error_code& ec, asio::steady_timer& timer,
+                           void (Server::*again)()) {
+  // Out of descriptors (or buffers) the error repeats at once: back off 50 ms, doubling to
+  // 1 s while it persists, and log once per interval.
+  accept_backoff_ = std::min<std::chrono::milliseconds>(
+      std::chrono::milliseconds(1000),
+      std::max<std::chrono::milliseconds>(std::chrono::milliseconds(50), accept_backoff_ * 2));
+  uint64_t n = 0;
+  if (accept_error_log_.due(std::chrono::steady_clock::now(), &n)) {
+    spdlog::error("accept failed: {} ({} failures in the last 10 s); pausing accepts {} ms",
+                  ec.message(), n, accept_backoff_.count());
+  }
+  timer.expires_after(accept_backoff_);
+  timer.async_wait([this, again](const boost::system::error_code& e) {
+    if (e || shutting_down_) return;
+    (this->*again)();
+  });
+}
+
 void Server::accept_robot() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || shutting_down_) return;
-    if (!ec) {
+    if (ec) return accept_failed(ec, robot_accept_pause_, &Server::accept_robot);
+    accept_backoff_ = std::chrono::milliseconds(0);
+    const std::string address = address_of(socket);
+    if (over_cap("robot", sessions_.size(), static_cast<size_t>(config_.max_connections),
+                 robots_per_address_, address)) {
+      refuse(socket);
+    } else {
       auto session = std::make_shared<RobotSession>(std::move(socket), session_ctx_);
       sessions_.insert(session);
+      ++robots_per_address_[address];
       robot_connections_.store(sessions_.size());
       session->start();
-    } else {
-      spdlog::warn("accept failed: {}", ec.message());
     }
     accept_robot();
   });
@@ -125,16 +197,16 @@ void Server::accept_robot() {
 void Server::accept_monitor() {
   monitor_acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || shutting_down_) return;
-    if (!ec) {
-      if (monitors_.size() >= static_cast<size_t>(config_.max_monitor_clients)) {
-        boost::system::error_code ignored;
-        socket.close(ignored);
-        spdlog::warn("monitor client refused: {} already connected", monitors_.size());
-      } else {
-        auto m = std::make_shared<MonitorSession>(std::move(socket), monitor_ctx_);
-        monitors_.insert(m);
-        m->start();
-      }
+    if (ec) return accept_failed(ec, monitor_accept_pause_, &Server::accept_monitor);
+    const std::string address = address_of(socket);
+    if (over_cap("monitor", monitors_.size(), static_cast<size_t>(config_.max_monitor_clients),
+                 monitors_per_address_, address)) {
+      refuse(socket);
+    } else {
+      auto m = std::make_shared<MonitorSession>(std::move(socket), monitor_ctx_);
+      monitors_.insert(m);
+      ++monitors_per_address_[address];
+      m->start();
     }
     accept_monitor();
   });
@@ -146,6 +218,8 @@ void Server::begin_shutdown() {
   boost::system::error_code ec;
   acceptor_.close(ec);
   monitor_acceptor_.close(ec);
+  robot_accept_pause_.cancel();
+  monitor_accept_pause_.cancel();
   // Copies: draining/closing removes sessions from the sets.
   auto sessions = sessions_;
   for (const auto& s : sessions) s->drain();

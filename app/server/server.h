@@ -7,13 +7,16 @@
 
 #include <boost/asio.hpp>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "app/server/brain_engine.h"
 #include "app/server/brain_worker.h"
+#include "app/server/log_budget.h"
 #include "app/server/monitor_session.h"
 #include "app/server/robot_session.h"
 #include "app/server/server_config.h"
@@ -47,6 +50,13 @@ class Server {
  private:
   void accept_robot();
   void accept_monitor();
+  // Accept failed (EMFILE, ENFILE, ENOBUFS...): log once per interval and try again after a
+  // pause instead of spinning on the error.
+  void accept_failed(const boost::system::error_code& ec, boost::asio::steady_timer& timer,
+                     void (Server::*again)());
+  // Connection caps: true (and logged, once per interval) when `address` must be refused.
+  bool over_cap(const char* port, size_t total, size_t max_total,
+                const std::map<std::string, int>& per_address, const std::string& address);
   void begin_shutdown();
   void on_session_closed();
 
@@ -59,10 +69,16 @@ class Server {
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::ip::tcp::acceptor monitor_acceptor_;
   boost::asio::steady_timer shutdown_deadline_;
+  boost::asio::steady_timer robot_accept_pause_, monitor_accept_pause_;
+  IntervalLog accept_error_log_{std::chrono::seconds(10)};
+  IntervalLog refused_log_{std::chrono::seconds(10)};
+  std::chrono::milliseconds accept_backoff_{0};
   SessionContext session_ctx_;
   MonitorContext monitor_ctx_;
   std::set<std::shared_ptr<RobotSession>> sessions_;    // I/O thread only
   std::set<std::shared_ptr<MonitorSession>> monitors_;  // I/O thread only
+  std::map<std::string, int> robots_per_address_;       // I/O thread only
+  std::map<std::string, int> monitors_per_address_;     // I/O thread only
   std::atomic<size_t> robot_connections_{0};
   std::vector<BrainWorker::Publish> telemetry_listeners_;
   std::thread io_thread_;

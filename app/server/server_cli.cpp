@@ -28,15 +28,34 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<int> web_port;
   override_flag(app, "--web-port", web_port, "web monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--web-host", web_host, "web monitor address (default 127.0.0.1)");
-  std::optional<std::string> host, state_dir, log_level, field_step, device, record_dir;
-  std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients;
+  std::optional<std::string> host, monitor_host, monitor_token, state_dir, log_level, field_step,
+      device, record_dir;
+  std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients,
+      max_connections, max_per_address, log_lines_per_minute;
+  std::optional<size_t> max_write_queue;
+  std::optional<double> save_interval, legacy_push_after;
+  std::optional<bool> legacy_push;
   std::optional<uint32_t> max_frame_floats;
   std::optional<double> idle_timeout, handshake_timeout;
   std::optional<size_t> max_json_line, subscriber_queue;
   std::optional<int64_t> save_every, resolution, attractor_capacity, telemetry_every, sensory_dim,
       motor_dim;
   std::optional<uint64_t> seed;
-  override_flag(app, "--host", host, "address to listen on");
+  override_flag(app, "--host", host, "address of the robot port");
+  override_flag(app, "--monitor-host", monitor_host, "address of the monitor port (127.0.0.1)");
+  override_flag(app, "--monitor-token", monitor_token, "token remote monitor clients must send");
+  override_flag(app, "--max-connections", max_connections, "robot connections at once");
+  override_flag(app, "--max-connections-per-address", max_per_address,
+                "connections per peer address (each port)");
+  override_flag(app, "--max-write-queue-bytes", max_write_queue,
+                "unsent reply bytes per connection before it is paused or cut off");
+  override_flag(app, "--log-lines-per-minute", log_lines_per_minute,
+                "log lines one connection may cause per minute");
+  override_flag(app, "--monitor-save-interval", save_interval, "seconds between monitor saves");
+  override_flag(app, "--legacy-push", legacy_push,
+                "push 2025-08-20 telemetry to silent monitor clients (true|false)");
+  override_flag(app, "--legacy-push-after", legacy_push_after,
+                "seconds of silence that mark a 2025-08-20 monitor client");
   override_flag(app, "-p,--port", port, "robot port (0 = ephemeral)");
   override_flag(app, "--monitor-port", monitor_port, "monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--state-dir", state_dir, "per-robot save directory ('' = no persistence)");
@@ -75,6 +94,15 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   }
   ServerConfig& c = out.config;
   if (host) c.host = *host;
+  if (monitor_host) c.monitor_host = *monitor_host;
+  if (monitor_token) c.monitor_token = *monitor_token;
+  if (max_connections) c.max_connections = *max_connections;
+  if (max_per_address) c.max_connections_per_address = *max_per_address;
+  if (max_write_queue) c.max_write_queue_bytes = *max_write_queue;
+  if (log_lines_per_minute) c.log_lines_per_minute = *log_lines_per_minute;
+  if (save_interval) c.monitor_save_interval_s = *save_interval;
+  if (legacy_push) c.legacy_push = *legacy_push;
+  if (legacy_push_after) c.legacy_push_after_s = *legacy_push_after;
   if (port) c.port = *port;
   if (monitor_port) c.monitor_port = *monitor_port;
   if (state_dir) c.state_dir = *state_dir;

@@ -1,5 +1,7 @@
 #include "app/server/server_config.h"
 
+#include <arpa/inet.h>
+
 #include <fstream>
 #include <set>
 #include <stdexcept>
@@ -22,11 +24,17 @@ void require(bool ok, const char* key, const std::string& what) {
   if (!ok) throw std::invalid_argument(std::string("config key '") + key + "' " + what);
 }
 
-}  // namespace
+bool is_ip_address(const std::string& host) {
+  unsigned char buf[sizeof(struct in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
 
-void from_json(const nlohmann::json& j, ServerConfig& c) {
-  if (!j.is_object()) throw std::invalid_argument("server config must be a JSON object");
+// The keys from_json reads; one list, so a new key (web_port, ...) is one line here and one
+// read_key below.
+const std::set<std::string>& known_keys() {
   static const std::set<std::string> known = {"host",
+                                              "monitor_host",
+                                              "monitor_token",
                                               "port",
                                               "monitor_port",
                                               "max_frame_floats",
@@ -43,13 +51,32 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
                                               "web_port",
                                               "web_host",
                                               "record_dir",
+                                              "max_connections",
+                                              "max_connections_per_address",
+                                              "max_write_queue_bytes",
+                                              "log_lines_per_minute",
+                                              "monitor_save_interval_s",
+                                              "legacy_push",
+                                              "legacy_push_after_s",
                                               "brain"};
+  return known;
+}
+
+}  // namespace
+
+nlohmann::json default_brain_config() { return {{"field_step", "fast"}}; }
+
+void from_json(const nlohmann::json& j, ServerConfig& c) {
+  if (!j.is_object()) throw std::invalid_argument("server config must be a JSON object");
+  const auto& known = known_keys();
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
       throw std::invalid_argument("unknown config key '" + it.key() + "'");
     }
   }
   read_key(j, "host", c.host);
+  read_key(j, "monitor_host", c.monitor_host);
+  read_key(j, "monitor_token", c.monitor_token);
   read_key(j, "port", c.port);
   read_key(j, "monitor_port", c.monitor_port);
   read_key(j, "max_frame_floats", c.max_frame_floats);
@@ -66,14 +93,25 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "web_port", c.web_port);
   read_key(j, "web_host", c.web_host);
   read_key(j, "record_dir", c.record_dir);
+  read_key(j, "max_connections", c.max_connections);
+  read_key(j, "max_connections_per_address", c.max_connections_per_address);
+  read_key(j, "max_write_queue_bytes", c.max_write_queue_bytes);
+  read_key(j, "log_lines_per_minute", c.log_lines_per_minute);
+  read_key(j, "monitor_save_interval_s", c.monitor_save_interval_s);
+  read_key(j, "legacy_push", c.legacy_push);
+  read_key(j, "legacy_push_after_s", c.legacy_push_after_s);
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
-    c.brain = j.at("brain");
+    // Keys the file leaves out keep the server's brain defaults (field_step "fast").
+    c.brain = default_brain_config();
+    c.brain.update(j.at("brain"));
   }
 }
 
 void to_json(nlohmann::json& j, const ServerConfig& c) {
   j = {{"host", c.host},
+       {"monitor_host", c.monitor_host},
+       {"monitor_token", c.monitor_token.empty() ? "" : "(set)"},
        {"port", c.port},
        {"monitor_port", c.monitor_port},
        {"max_frame_floats", c.max_frame_floats},
@@ -90,10 +128,22 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"web_port", c.web_port},
        {"web_host", c.web_host},
        {"record_dir", c.record_dir},
+       {"max_connections", c.max_connections},
+       {"max_connections_per_address", c.max_connections_per_address},
+       {"max_write_queue_bytes", c.max_write_queue_bytes},
+       {"log_lines_per_minute", c.log_lines_per_minute},
+       {"monitor_save_interval_s", c.monitor_save_interval_s},
+       {"legacy_push", c.legacy_push},
+       {"legacy_push_after_s", c.legacy_push_after_s},
        {"brain", c.brain}};
 }
 
 void ServerConfig::validate() const {
+  require(is_ip_address(host), "host", "must be an IP address (e.g. 0.0.0.0 or 127.0.0.1)");
+  require(is_ip_address(monitor_host), "monitor_host",
+          "must be an IP address (127.0.0.1 keeps the monitor local)");
+  require(monitor_token.empty() || monitor_token.size() >= 8, "monitor_token",
+          "must be empty (no token) or at least 8 characters");
   require(port >= 0 && port <= 65535, "port", "must be in 0..65535");
   require(monitor_port >= -1 && monitor_port <= 65535, "monitor_port",
           "must be in -1..65535 (-1 = off)");
@@ -113,6 +163,13 @@ void ServerConfig::validate() const {
   require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
   require(web_port >= -1 && web_port <= 65535, "web_port", "must be in -1..65535 (-1 = off)");
   require(!web_host.empty(), "web_host", "must be an address");
+  require(max_connections >= 1, "max_connections", "must be >= 1");
+  require(max_connections_per_address >= 1, "max_connections_per_address", "must be >= 1");
+  require(max_write_queue_bytes >= 4096, "max_write_queue_bytes", "must be >= 4096");
+  require(log_lines_per_minute >= 1, "log_lines_per_minute", "must be >= 1");
+  require(monitor_save_interval_s >= 0, "monitor_save_interval_s", "must be >= 0");
+  require(legacy_push_after_s > 0, "legacy_push_after_s", "must be > 0");
+  require(brain.is_object(), "brain", "must be an object");
 }
 
 ServerConfig load_server_config(const std::string& path) {

@@ -30,8 +30,8 @@ void ServerStats::sensory_frame() {
   ++total_messages_;
 }
 
-void ServerStats::error(int code, const std::string& who, const std::string& message) {
-  spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);
+void ServerStats::error(int code, const std::string& who, const std::string& message, bool log) {
+  if (log) spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);
   std::lock_guard<std::mutex> lock(mutex_);
   ++total_errors_;
   ++by_code_[code];

@@ -22,8 +22,9 @@ class ServerStats {
   void connection_closed();
   void handshake_done();
   void sensory_frame();
-  // Logs (warn) and counts one error. `who` is the robot key or the peer address.
-  void error(int code, const std::string& who, const std::string& message);
+  // Logs (warn) and counts one error. `who` is the robot key or the peer address, both
+  // already printable. `log` false counts without writing (a connection over its log budget).
+  void error(int code, const std::string& who, const std::string& message, bool log = true);
 
   // A telemetry line a slow subscriber lost (its bounded queue was full).
   void subscriber_drop();

@@ -122,7 +122,12 @@ int main(int argc, char** argv) {
 
   spdlog::set_level(spdlog::level::warn);
   ServerConfig config;
-  if (!config_path.empty()) config = load_server_config(config_path);
+  try {
+    if (!config_path.empty()) config = load_server_config(config_path);
+  } catch (const std::exception& e) {
+    std::cerr << "fieldbrain-soak: " << e.what() << "\n";
+    return 2;
+  }
   config.host = "127.0.0.1";
   config.port = 0;
   config.monitor_port = -1;
@@ -136,7 +141,13 @@ int main(int argc, char** argv) {
   std::stringstream ss(robots_list);
   for (std::string item; std::getline(ss, item, ',');) counts.push_back(std::stoi(item));
 
-  auto engine = make_field_brain_engine(config.brain);
+  std::unique_ptr<BrainEngine> engine;
+  try {
+    engine = make_field_brain_engine(config.brain);
+  } catch (const std::exception& e) {
+    std::cerr << "fieldbrain-soak: config key 'brain': " << e.what() << "\n";
+    return 2;
+  }
   Server server(config, *engine);
   server.start();
 

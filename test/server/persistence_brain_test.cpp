@@ -19,6 +19,7 @@
 #include "app/server/server.h"
 #include "app/server/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
+#include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"
 
 extern char** environ;
@@ -70,18 +71,6 @@ struct JsonRobot {
   RobotClient c;
   nlohmann::json handshake;
 };
-
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 // The server executable as a child process; killed (SIGKILL) if still running at the end.
 struct ServerProcess {
@@ -229,7 +218,7 @@ TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") 
   const int sig = GENERATE(SIGTERM, SIGINT);
   INFO("signal " << sig);
   auto dir = fresh_dir("fieldbrain-sigterm");
-  const uint16_t port = free_port();
+  const uint16_t port = free_loopback_port();
   ServerProcess proc(port, dir, 0);
   REQUIRE(proc.pid > 0);
   auto robot = connect_with_retry(port, "term");
@@ -258,7 +247,7 @@ TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous s
   int last_resumed = 0;
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);
-    const uint16_t port = free_port();
+    const uint16_t port = free_loopback_port();
     ServerProcess proc(port, dir, /*save_every=*/1);
     REQUIRE(proc.pid > 0);
     auto robot = connect_with_retry(port, "victim");

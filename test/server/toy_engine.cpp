@@ -108,6 +108,9 @@ ServerConfig test_config() {
   c.save_every_cycles = 0;
   c.log_level = "off";
   c.max_bad_frames = 5;
+  // A test's monitor client may sit silent while a robot cycles: no 2025-08-20 push unless a
+  // test asks for it.
+  c.legacy_push = false;
   return c;
 }
 

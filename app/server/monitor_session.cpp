@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/server/access_token.h"
 #include "app/server/handshake.h"
 
 namespace fieldbrain::server {
@@ -137,14 +138,6 @@ std::string answer(BrainWorker& w, ServerStats& stats, size_t monitor_clients,
   return monitor_unknown(cmd.text);
 }
 
-// Compares in time independent of where the first difference is.
-bool tokens_equal(const std::string& a, const std::string& b) {
-  unsigned diff = a.size() == b.size() ? 0u : 1u;
-  for (size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned>(a[i] ^ b[i % (b.size() ? b.size() : 1)]);
-  return diff == 0 && !b.empty();
-}
-
 }  // namespace
 
 MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
@@ -159,10 +152,7 @@ MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
   socket_.set_option(asio::socket_base::send_buffer_size(32 * 1024), ec);
   const auto ep = socket_.remote_endpoint(ec);
   peer_address_ = ec ? std::string("?") : ep.address().to_string();
-  // This machine's own address (127.0.0.1, ::1): other 127.x peers count as remote, so a
-  // token is testable on one host and a forwarded port cannot pass as local by accident.
-  loopback_ = !ec && (peer_address_ == "127.0.0.1" || peer_address_ == "::1" ||
-                      peer_address_ == "::ffff:127.0.0.1");
+  loopback_ = !ec && is_local_peer(peer_address_);
   // The token guards remote access; local tools (and the legacy push clients) need none.
   authenticated_ = ctx.config.monitor_token.empty() || loopback_;
 }

@@ -31,9 +31,10 @@ namespace {
 
 // A toy-brain server with the web monitor, in the order web_monitor.h asks for.
 struct WebServer {
-  WebServer() {
+  explicit WebServer(std::string monitor_token = "") {
     ServerConfig c = test_config();
     c.web_port = 0;
+    c.monitor_token = std::move(monitor_token);
     spdlog::set_level(spdlog::level::from_str(c.log_level));
     server = std::make_unique<Server>(c, engine);
     web = std::make_unique<WebMonitor>(*server);
@@ -55,13 +56,19 @@ void with_read_timeout(tcp::socket& s) {
   ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-http::response<http::string_body> request(uint16_t port, http::verb verb, const std::string& target) {
+// One request from `source` (127.0.0.2 stands for another machine) with an optional cookie.
+http::response<http::string_body> request(uint16_t port, http::verb verb, const std::string& target,
+                                          const char* source = "127.0.0.1",
+                                          const std::string& cookie = "") {
   boost::asio::io_context io;
   tcp::socket s(io);
+  s.open(tcp::v4());
+  s.bind({boost::asio::ip::make_address(source), 0});
   s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
   with_read_timeout(s);
   http::request<http::string_body> req{verb, target, 11};
   req.set(http::field::host, "127.0.0.1");
+  if (!cookie.empty()) req.set(http::field::cookie, cookie);
   req.keep_alive(false);
   http::write(s, req);
   beast::flat_buffer buf;
@@ -128,6 +135,28 @@ TEST_CASE("the web monitor serves its page and uPlot from the binary, and nothin
         http::status::not_found);
   CHECK(request(srv.web->port(), http::verb::post, "/").result() ==
         http::status::method_not_allowed);
+}
+
+TEST_CASE("with a monitor_token, another machine needs the token once and then its cookie",
+          "[server][web]") {
+  WebServer s("secret-token-123");
+  const uint16_t port = s.web->port();
+  // This machine needs no token.
+  CHECK(request(port, http::verb::get, "/").result() == http::status::ok);
+  // Another address: refused without the token, refused with a wrong one.
+  CHECK(request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::unauthorized);
+  CHECK(request(port, http::verb::get, "/?token=secret-token-12", "127.0.0.2").result() ==
+        http::status::unauthorized);
+  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2",
+                "fieldbrain_token=wrong").result() == http::status::unauthorized);
+  // The right token in the query opens the page and sets the cookie the page's files need.
+  auto page = request(port, http::verb::get, "/?token=secret-token-123", "127.0.0.2");
+  REQUIRE(page.result() == http::status::ok);
+  const std::string set_cookie(page[http::field::set_cookie]);
+  CHECK(set_cookie.find("fieldbrain_token=secret-token-123") == 0);
+  CHECK(set_cookie.find("HttpOnly") != std::string::npos);
+  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2",
+                "other=1; fieldbrain_token=secret-token-123").result() == http::status::ok);
 }
 
 TEST_CASE("a browser gets the robots, its robot's plot points and field slices over the WebSocket",

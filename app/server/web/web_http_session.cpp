@@ -3,6 +3,9 @@
 #include <boost/beast/websocket.hpp>
 #include <spdlog/spdlog.h>
 
+#include <string_view>
+
+#include "app/server/access_token.h"
 #include "app/server/web/web_assets.h"
 #include "app/server/web/web_hub.h"
 #include "app/server/web/web_socket_session.h"
@@ -27,11 +30,50 @@ http::response<http::string_body> plain(http::status status, unsigned version, b
   res.prepare_payload();
   return res;
 }
+
+constexpr std::string_view kCookie = "fieldbrain_token";
+
+// The value of `name` in a query string or a Cookie header ("a=1&b=2", "a=1; b=2"), or "".
+std::string field_value(std::string_view text, std::string_view name, char separator) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(separator, pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view part = text.substr(pos, end - pos);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name &&
+        part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+    pos = end + 1;
+  }
+  return "";
+}
 }  // namespace
 
 WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
-                               size_t queue_limit)
-    : stream_(std::move(socket)), hub_(hub), queue_limit_(queue_limit) {}
+                               size_t queue_limit, std::string token)
+    : stream_(std::move(socket)), hub_(hub), queue_limit_(queue_limit), token_(std::move(token)) {
+  boost::system::error_code ec;
+  const auto ep = stream_.socket().remote_endpoint(ec);
+  local_ = !ec && is_local_peer(ep.address().to_string());
+}
+
+bool WebHttpSession::allowed(const http::request<http::string_body>& request) {
+  if (token_.empty() || local_) return true;
+  const std::string_view target(request.target().data(), request.target().size());
+  const size_t q = target.find('?');
+  if (q != std::string_view::npos &&
+      tokens_equal(field_value(target.substr(q + 1), "token", '&'), token_)) {
+    set_cookie_ = true;
+    return true;
+  }
+  const auto cookie = request.find(http::field::cookie);
+  return cookie != request.end() &&
+         tokens_equal(field_value(std::string_view(cookie->value().data(), cookie->value().size()),
+                                  kCookie, ';'),
+                      token_);
+}
 
 void WebHttpSession::read() {
   parser_ = std::make_unique<http::request_parser<http::string_body>>();
@@ -59,6 +101,11 @@ void WebHttpSession::read() {
 void WebHttpSession::on_request() {
   auto request = parser_->release();
   const std::string target(request.target());
+  if (!allowed(request)) {
+    spdlog::warn("web monitor: request without a valid token refused");
+    return respond(plain(http::status::unauthorized, request.version(), false,
+                         "the monitor_token is required: open /?token=<monitor_token>"));
+  }
   if (beast::websocket::is_upgrade(request)) {
     if (target != "/ws") {
       return respond(plain(http::status::not_found, request.version(), false,
@@ -87,6 +134,10 @@ void WebHttpSession::on_request() {
   res.set(http::field::server, "fieldbrain");
   res.set(http::field::content_type, asset->content_type);
   res.set(http::field::cache_control, "no-cache");
+  if (set_cookie_) {
+    res.set(http::field::set_cookie,
+            std::string(kCookie) + "=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+  }
   res.keep_alive(keep_alive);
   if (request.method() == http::verb::get) {
     res.body().assign(reinterpret_cast<const char*>(asset->data), asset->size);

@@ -57,7 +57,8 @@ void WebMonitor::accept() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
-      std::make_shared<WebHttpSession>(std::move(socket), hub_, server_.config().subscriber_queue)
+      std::make_shared<WebHttpSession>(std::move(socket), hub_, server_.config().subscriber_queue,
+                                       server_.config().monitor_token)
           ->start();
     }
     accept();

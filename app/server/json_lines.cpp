@@ -64,6 +64,13 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
       }
       hs.robot_id = id->get<std::string>();
     }
+    auto token = obj.find("token");
+    if (token != obj.end()) {
+      if (!token->is_string() || token->get<std::string>().size() > 256) {
+        return JsonBad{kCodeInvalidCapabilities, "'token' must be a string of at most 256 chars"};
+      }
+      hs.token = token->get<std::string>();
+    }
     return hs;
   }
   if (type == "sensors") {
@@ -91,11 +98,12 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
 }
 
 std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
-                                 long long cycle) {
+                                 long long cycle, const std::string& token) {
   nlohmann::json j = {{"type", "handshake"},    {"accepted", true},
                       {"robot_id", robot_key},  {"sensory_dim", sensory_dim},
                       {"motor_dim", motor_dim}, {"cycle", cycle}};
-  return j.dump() + "\n";
+  if (!token.empty()) j["token"] = token;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string json_motors_reply(const std::vector<float>& motors, long long cycle) {

@@ -19,6 +19,7 @@ namespace fieldbrain::server {
 
 struct JsonHandshake {
   std::string robot_id;  // empty when the client sent none
+  std::string token;     // the robot's token (docs/robots.md); empty when none
   int sensory_dim = 0;
   int motor_dim = 0;
 };
@@ -44,8 +45,9 @@ JsonMessage parse_json_line(const std::string& line, int max_dim, int default_se
                             int default_motor);
 
 // Reply lines, each ending in '\n'.
+// `token`, when not empty, is a newly issued token the robot must send from now on.
 std::string json_handshake_reply(const std::string& robot_key, int sensory_dim, int motor_dim,
-                                 long long cycle);
+                                 long long cycle, const std::string& token = "");
 std::string json_motors_reply(const std::vector<float>& motors, long long cycle);
 std::string json_error_reply(int code, const std::string& message);
 

@@ -1,5 +1,6 @@
 // fieldbrain-server: parses the config and flags, builds the brain engine, serves until
-// SIGINT/SIGTERM, then answers the frames in flight, saves every robot and exits 0.
+// SIGINT/SIGTERM, then answers the frames in flight, saves every robot and exits 0 (3 when a
+// robot's final save failed, naming it).
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
@@ -36,6 +37,15 @@ int main(int argc, char** argv) {
     signals_io.run();
     spdlog::info("signal {} received", received);
     server.stop();
+    // A robot whose final save failed comes back older than it left: say so, and fail.
+    const auto unsaved = server.worker().unsaved();
+    if (!unsaved.empty()) {
+      std::string names;
+      for (const auto& key : unsaved) names += (names.empty() ? "" : ", ") + key;
+      spdlog::critical("final save failed for {} robot(s): {}; their latest state is lost",
+                       unsaved.size(), names);
+      return 3;
+    }
     return 0;
   } catch (const std::exception& e) {
     spdlog::critical("fieldbrain-server: {}", e.what());

@@ -167,18 +167,22 @@ void RobotSession::handle_handshake(const std::vector<float>& values) {
   limits.max_dim =
       std::min<int>(ctx_.config.max_dim, static_cast<int>(ctx_.config.max_frame_floats) - 1);
   HandshakeParse parsed = parse_capabilities(values, limits);
-  auto refuse = [this](const std::string& why) {
-    ctx_.stats.error(kCodeInvalidCapabilities, who(), "handshake refused: " + why);
-    send_frame(MessageType::Handshake, handshake_error_reply(kCodeInvalidCapabilities));
+  auto refuse = [this](const std::string& why, int code = kCodeInvalidCapabilities) {
+    ctx_.stats.error(code, who(), "handshake refused: " + why);
+    send_frame(MessageType::Handshake, handshake_error_reply(code));
     // HEAD clients treat any reply as a handshake; closing makes them retry cleanly.
     if (framing_ == Framing::B) return close_after_writes("handshake refused");
     continue_reading();
   };
   if (auto* why = std::get_if<std::string>(&parsed)) return refuse(*why);
   const Capabilities caps = std::get<Capabilities>(parsed);
-  start_attach(profile_key(caps), caps.sensory_dim, caps.motor_dim,
+  AttachRequest request;
+  request.key = profile_key(caps);
+  request.sensory_dim = caps.sensory_dim;
+  request.motor_dim = caps.motor_dim;
+  start_attach(std::move(request),
                [this, caps, refuse](const AttachResult& r) {
-                 if (!r.ok) return refuse(r.error);
+                 if (!r.ok) return refuse(r.error, r.code ? r.code : kCodeInvalidCapabilities);
                  caps_ = caps;
                  handshake_reply_ = [&] {
                    auto bytes =
@@ -318,14 +322,22 @@ void RobotSession::on_json_handshake(const JsonHandshake& hs) {
   Capabilities caps;
   caps.sensory_dim = hs.sensory_dim;
   caps.motor_dim = hs.motor_dim;
-  start_attach(key, hs.sensory_dim, hs.motor_dim, [this, caps](const AttachResult& r) {
+  AttachRequest request;
+  request.json = true;
+  request.key = key;
+  request.sensory_dim = hs.sensory_dim;
+  request.motor_dim = hs.motor_dim;
+  request.token = hs.token;
+  start_attach(std::move(request), [this, caps](const AttachResult& r) {
     if (!r.ok) {
-      ctx_.stats.error(kCodeInvalidCapabilities, who(), "handshake refused: " + r.error);
-      send(json_error_reply(kCodeInvalidCapabilities, r.error));
+      const int code = r.code ? r.code : kCodeInvalidCapabilities;
+      ctx_.stats.error(code, who(), "handshake refused: " + r.error);
+      send(json_error_reply(code, r.error));
       return continue_reading();
     }
     caps_ = caps;
-    handshake_reply_ = json_handshake_reply(r.key, caps.sensory_dim, caps.motor_dim, r.cycle);
+    handshake_reply_ =
+        json_handshake_reply(r.key, caps.sensory_dim, caps.motor_dim, r.cycle, r.token);
     send(handshake_reply_);
     continue_reading();
   });
@@ -333,14 +345,23 @@ void RobotSession::on_json_handshake(const JsonHandshake& hs) {
 
 // --- brain round trips ---------------------------------------------------------------------
 
-void RobotSession::start_attach(std::string key, int sensory_dim, int motor_dim,
+void RobotSession::start_attach(AttachRequest request,
                                 std::function<void(const AttachResult&)> then) {
   busy_ = true;
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
+  const int sensory_dim = request.sensory_dim, motor_dim = request.motor_dim;
+  request.framing = framing_name(framing_);
+  boost::system::error_code ec;
+  request.peer_address = socket_.remote_endpoint(ec).address().to_string();
+  // A newer connection took this robot's brain (this one went silent): close.
+  request.on_taken_over = [weak = std::weak_ptr<RobotSession>(self), executor = executor_] {
+    asio::post(executor, [weak] {
+      if (auto s = weak.lock()) s->close("brain taken over by a newer connection");
+    });
+  };
   const bool queued = ctx_.worker.attach(
-      key, framing_name(framing_), sensory_dim, motor_dim,
-      [self, work, then, sensory_dim, motor_dim](AttachResult r) {
+      std::move(request), [self, work, then, sensory_dim, motor_dim](AttachResult r) {
         asio::post(self->executor_, [self, then, sensory_dim, motor_dim, r = std::move(r)] {
           self->busy_ = false;
           if (self->closed_) {

@@ -13,6 +13,7 @@ WorkerOptions worker_options(const ServerConfig& c) {
   WorkerOptions o;
   o.state_dir = c.state_dir;
   o.save_every_cycles = c.save_every_cycles;
+  o.policy = c.robots;
   return o;
 }
 

@@ -32,6 +32,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<int64_t> save_every, resolution, attractor_capacity, telemetry_every, sensory_dim,
       motor_dim;
   std::optional<uint64_t> seed;
+  std::optional<bool> require_tokens;
+  std::optional<std::string> binary_key;
+  std::optional<int> max_live_brains;
+  std::optional<int64_t> state_dir_max_bytes;
   override_flag(app, "--host", host, "address to listen on");
   override_flag(app, "-p,--port", port, "robot port (0 = ephemeral)");
   override_flag(app, "--monitor-port", monitor_port, "monitor port (0 = ephemeral, -1 = off)");
@@ -46,6 +50,11 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--log-level", log_level, "trace|debug|info|warn|error|critical|off");
   override_flag(app, "--subscriber-queue", subscriber_queue, "lines a subscriber may lag");
   override_flag(app, "--max-monitor-clients", max_monitor_clients, "monitor connections");
+  override_flag(app, "--require-tokens", require_tokens, "robots.require_tokens (true|false)");
+  override_flag(app, "--binary-key", binary_key, "robots.binary_key (profile|address)");
+  override_flag(app, "--max-live-brains", max_live_brains, "robots.max_live_brains");
+  override_flag(app, "--state-dir-max-bytes", state_dir_max_bytes,
+                "robots.state_dir_max_bytes (0 = no budget)");
   override_flag(app, "--resolution", resolution, "brain.resolution R");
   override_flag(app, "--attractor-capacity", attractor_capacity, "brain.attractor_capacity");
   override_flag(app, "--seed", seed, "brain.seed");
@@ -83,6 +92,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (log_level) c.log_level = *log_level;
   if (subscriber_queue) c.subscriber_queue = *subscriber_queue;
   if (max_monitor_clients) c.max_monitor_clients = *max_monitor_clients;
+  if (require_tokens) c.robots.require_tokens = *require_tokens;
+  if (binary_key) c.robots.binary_key = *binary_key;
+  if (max_live_brains) c.robots.max_live_brains = *max_live_brains;
+  if (state_dir_max_bytes) c.robots.state_dir_max_bytes = *state_dir_max_bytes;
   if (resolution) c.brain["resolution"] = *resolution;
   if (attractor_capacity) c.brain["attractor_capacity"] = *attractor_capacity;
   if (seed) c.brain["seed"] = *seed;

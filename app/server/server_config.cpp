@@ -40,6 +40,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
                                               "log_level",
                                               "subscriber_queue",
                                               "max_monitor_clients",
+                                              "robots",
                                               "brain"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
@@ -60,6 +61,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "log_level", c.log_level);
   read_key(j, "subscriber_queue", c.subscriber_queue);
   read_key(j, "max_monitor_clients", c.max_monitor_clients);
+  if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
     c.brain = j.at("brain");
@@ -81,6 +83,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"log_level", c.log_level},
        {"subscriber_queue", c.subscriber_queue},
        {"max_monitor_clients", c.max_monitor_clients},
+       {"robots", c.robots},
        {"brain", c.brain}};
 }
 
@@ -102,6 +105,7 @@ void ServerConfig::validate() const {
           "must be one of trace, debug, info, warn, error, critical, off");
   require(subscriber_queue >= 1, "subscriber_queue", "must be >= 1");
   require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
+  robots.validate();
 }
 
 ServerConfig load_server_config(const std::string& path) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/server/robot_policy.h"
+
 namespace fieldbrain::server {
 
 struct ServerConfig {
@@ -24,6 +26,7 @@ struct ServerConfig {
   std::string log_level = "info";    // trace, debug, info, warn, error, critical, off
   size_t subscriber_queue = 256;     // lines a monitor subscriber may lag before drops
   int max_monitor_clients = 32;
+  RobotPolicy robots;  // identity, takeover and quotas (robot_policy.h)
   nlohmann::json brain = nlohmann::json::object();  // BrainConfig keys
 
   // Throws std::invalid_argument naming the key when a value is out of range.

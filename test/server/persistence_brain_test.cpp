@@ -17,6 +17,7 @@
 
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
+#include "app/server/state_files.h"
 #include "app/server/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/toy_engine.h"
@@ -103,6 +104,8 @@ struct ServerProcess {
                                      "4",
                                      "--seed",
                                      "7",
+                                     "--require-tokens",
+                                     "false",
                                      "--log-level",
                                      "warn"};
     std::vector<char*> argv;
@@ -238,7 +241,7 @@ TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") 
   ::kill(proc.pid, sig);
   CHECK(robot->c.wait_closed(20.0));
   CHECK(proc.wait_exit(30.0) == 0);
-  CHECK(fs::exists(dir / "term.pt"));
+  CHECK(fs::exists(dir / state_file_name("json:term", ".pt")));
   BrainServer srv([&] {
     ServerConfig c = test_config();
     c.state_dir = dir.string();

@@ -169,7 +169,7 @@ void BrainWorker::run() {
   // Shutdown: every brain still held is saved once more and released.
   std::vector<uint64_t> entries;
   for (const auto& [entry, robot] : brains_) entries.push_back(entry);
-  for (uint64_t entry : entries) release(entry);
+  for (uint64_t entry : entries) release(entry, /*save=*/true);
 }
 
 BrainWorker::Robot* BrainWorker::owned(RobotId id) {
@@ -249,7 +249,7 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.last_active = SteadyClock::now();
     job.done(std::move(r));
     if (options_.save_every_cycles > 0 && robot.view.cycle > 0 &&
-        robot.view.cycle % options_.save_every_cycles == 0 && !writer_.pending(robot.file)) {
+        robot.view.cycle % options_.save_every_cycles == 0) {
       queue_save(robot, /*final_save=*/false);
     }
     publish_if_wanted(robot);
@@ -430,7 +430,9 @@ void BrainWorker::do_attach(AttachJob& job) {
     robot.file = state_file_name(identity, engine_.state_extension());
     const std::string path = (std::filesystem::path(options_.state_dir) / robot.file).string();
     const std::string legacy = state_path(options_.state_dir, key, engine_.state_extension());
-    if (std::filesystem::exists(path)) {
+    if (std::filesystem::exists(path) || writer_.pending(robot.file)) {
+      // A save still being written (the robot's last connection just left) is loaded once
+      // it lands, never skipped for a fresh brain that would then overwrite it.
       robot.load_path = path;
     } else if (std::filesystem::exists(legacy)) {
       robot.load_path = legacy;
@@ -446,13 +448,19 @@ void BrainWorker::do_attach(AttachJob& job) {
     robot.view.cycle = engine_.cycle(*robot.slot);
   } else {
     const bool posted = loader_.post([this, entry, key, s = req.sensory_dim,
-                                      m = req.motor_dim, path = robot.load_path] {
-      LoadedJob loaded{entry, nullptr, ""};
+                                      m = req.motor_dim, path = robot.load_path,
+                                      file = robot.file] {
+      LoadedJob loaded{entry, nullptr, "", false};
       if (loader_cancelled_) return;
-      try {
-        loaded.brain = engine_.load_detached(key, s, m, path);
-      } catch (const std::exception& e) {
-        loaded.error = e.what();
+      writer_.wait_written(file);
+      if (!std::filesystem::exists(path)) {
+        loaded.missing = true;  // that last write failed: start fresh
+      } else {
+        try {
+          loaded.brain = engine_.load_detached(key, s, m, path);
+        } catch (const std::exception& e) {
+          loaded.error = e.what();
+        }
       }
       push(std::move(loaded));
     });
@@ -479,7 +487,15 @@ void BrainWorker::do_loaded(LoadedJob& job) {
       job.error = e.what();
     }
   }
-  if (!robot.slot) {
+  if (!robot.slot && job.missing) {
+    robot.load_path.clear();
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && !job.missing) {
     std::string fate;
     if (robot.legacy_file) {
       fate = "left in place";  // an older release's file: never ours to move
@@ -493,23 +509,24 @@ void BrainWorker::do_loaded(LoadedJob& job) {
     try {
       robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
     } catch (const std::exception& e) {
-      for (AttachDone& waiting : robot.waiting) {
-        AttachResult failed;
-        failed.code = kCodeInvalidCapabilities;
-        failed.error = std::string("brain creation failed: ") + e.what();
-        waiting(std::move(failed));
-      }
-      robot.waiting.clear();
-      if (robot.view.id != 0) owners_.erase(robot.view.id);
-      if (!robot.file.empty()) writer_.unpin(robot.file);
-      brains_.erase(it);
-      return;
+      job.error = e.what();
     }
+  }
+  if (!robot.slot) {
+    for (AttachDone& waiting : robot.waiting) {
+      AttachResult failed;
+      failed.code = kCodeInvalidCapabilities;
+      failed.error = "brain creation failed: " + job.error;
+      waiting(std::move(failed));
+    }
+    robot.waiting.clear();
+    release(job.entry, /*save=*/false);
+    return;
   }
   robot.view.cycle = engine_.cycle(*robot.slot);
   if (robot.view.id == 0) {
-    // Every connection that wanted it left while it loaded: nothing new to save.
-    release(job.entry);
+    // Every connection that wanted it left while it loaded: the save on disk is current.
+    release(job.entry, /*save=*/false);
     return;
   }
   for (AttachDone& waiting : robot.waiting) {
@@ -539,17 +556,17 @@ void BrainWorker::do_detach(RobotId id) {
   }
   robot.waiting.clear();
   // A brain still loading stays (unowned) so that a retried handshake joins the same load.
-  if (robot.slot) release(entry);
+  if (robot.slot) release(entry, /*save=*/true);
 }
 
-// Saves (when it has a brain) and frees one entry.
-void BrainWorker::release(uint64_t entry) {
+// Saves (when asked and it has a brain) and frees one entry.
+void BrainWorker::release(uint64_t entry, bool save) {
   auto it = brains_.find(entry);
   if (it == brains_.end()) return;
   Robot& robot = it->second;
   if (robot.view.id != 0) owners_.erase(robot.view.id);
   if (robot.slot) {
-    queue_save(robot, /*final_save=*/true);
+    if (save) queue_save(robot, /*final_save=*/true);
     try {
       engine_.destroy(*robot.slot);
     } catch (const std::exception& e) {

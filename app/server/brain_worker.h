@@ -167,6 +167,7 @@ class BrainWorker {
     uint64_t entry;
     std::unique_ptr<BrainEngine::Detached> brain;
     std::string error;
+    bool missing = false;  // no save after all (the write it waited for failed)
   };
   using Job = std::variant<AttachJob, StepJob, DetachJob, QueryJob, LoadedJob>;
 
@@ -196,7 +197,7 @@ class BrainWorker {
   void do_attach(AttachJob& job);
   void do_loaded(LoadedJob& job);
   void do_detach(RobotId id);
-  void release(uint64_t entry);
+  void release(uint64_t entry, bool save);
   Robot* owned(RobotId id);
   std::string display_key(const AttachRequest& request) const;
   Robot* takeover_candidate(const std::string& base);

@@ -70,6 +70,11 @@ bool StateWriter::pending(const std::string& file) const {
   return running_ == file || queued_.count(file) > 0;
 }
 
+void StateWriter::wait_written(const std::string& file) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  written_.wait(lock, [&] { return running_ != file && queued_.count(file) == 0; });
+}
+
 void StateWriter::pin(const std::string& file) {
   std::lock_guard<std::mutex> lock(mutex_);
   pinned_.insert(file);
@@ -132,6 +137,7 @@ void StateWriter::run() {
       std::lock_guard<std::mutex> lock(mutex_);
       running_.clear();
     }
+    written_.notify_all();
     if (max_bytes_ > 0) enforce_budget();
   }
 }

@@ -46,6 +46,9 @@ class StateWriter {
 
   // True while a write of `file` is queued or running.
   bool pending(const std::string& file) const;
+  // Blocks until no write of `file` is queued or running (the loader, before it reads a save
+  // that a robot's last connection is still writing).
+  void wait_written(const std::string& file);
   // Pinned files (live robots' saves) are never evicted.
   void pin(const std::string& file);
   void unpin(const std::string& file);
@@ -74,6 +77,7 @@ class StateWriter {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable written_;
   std::deque<std::string> order_;     // files in queue order
   std::map<std::string, Job> queued_;  // by file
   std::string running_;               // file being written ("" = none)

@@ -62,7 +62,7 @@ int files_named(const fs::path& dir, const std::string& prefix) {
 
 }  // namespace
 
-TEST_CASE("a JSON robot id is protected by its token, offline and online", "[server]") {
+TEST_CASE("a JSON robot id is protected by its token while offline and while online", "[server]") {
   auto dir = fresh_dir("fieldbrain-identity-token");
   ToyServer srv(protected_config(dir));
   const auto first = run_owner(srv.port(), "rover", "", 5);

@@ -108,14 +108,19 @@ TEST_CASE("periodic saves happen every N cycles", "[server]") {
   RobotClient robot(srv.port());
   REQUIRE(robot.handshake(Framing::B, {1, 4, 3, 2, 0}).has_value());
   for (int i = 0; i < 35; ++i) REQUIRE(robot.exchange(Framing::B, sensors_at(i)).has_value());
-  // Saves are written by the state writer thread: wait (bounded) for the third.
-  for (int i = 0; i < 500 && srv.server->worker().saves() < 3; ++i) {
+  // Saves are written by the state writer thread, which keeps only the newest of the
+  // snapshots it has not begun: wait (bounded) for the one of cycle 30.
+  const auto file = dir / state_file_name("bin:generic_4s_3m", ".toy");
+  auto saved_cycle = [&] {
+    auto j = nlohmann::json::parse(std::ifstream(file), nullptr, false);
+    return j.is_object() ? j.value("cycle", -1) : -1;
+  };
+  for (int i = 0; i < 500 && saved_cycle() != 30; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  CHECK(srv.server->worker().saves() == 3);
-  auto saved =
-      nlohmann::json::parse(std::ifstream(dir / state_file_name("bin:generic_4s_3m", ".toy")));
-  CHECK(saved["cycle"] == 30);
+  CHECK(saved_cycle() == 30);
+  CHECK(srv.server->worker().saves() >= 1);
+  CHECK(srv.server->worker().saves() <= 3);
   {
     std::error_code ignored;  // a save may still be landing; leftovers are harmless
     fs::remove_all(dir, ignored);

@@ -59,7 +59,7 @@ double handshake_ms(uint16_t port, RobotClient& c) {
 
 }  // namespace
 
-TEST_CASE("with the real brain, a handshake for a big save is answered at once and retries "
+TEST_CASE("with the real brain a handshake for a big save is answered at once and retries "
           "leave one brain",
           "[server]") {
   auto dir = fresh_dir("fieldbrain-big-save");

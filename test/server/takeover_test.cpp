@@ -185,10 +185,13 @@ TEST_CASE("a robot keeps its cycle rate while a save storm runs", "[server]") {
   std::atomic<int> requests{0};
   std::thread storm([&] {
     RobotClient m(srv.monitor_port());
+    // 20 requests a second: each would cost the brain thread 150 ms if saves ran there (the
+    // pace keeps the storm's own CPU use from being what is measured on a busy machine).
     while (storm_on) {
       m.send_text("save\n");
       if (!m.read_line()) break;
       ++requests;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
   const int stormy = count_over(1.5);
@@ -198,7 +201,7 @@ TEST_CASE("a robot keeps its cycle rate while a save storm runs", "[server]") {
   robot.join();
   INFO(calm << " cycles in 1.5 s without saves, " << stormy << " during " << requests.load()
             << " save requests");
-  CHECK(requests.load() > 20);
+  CHECK(requests.load() > 10);
   CHECK(stormy >= 0.8 * calm);
   CHECK(srv.server->worker().saves() >= 1);
   std::error_code ignored;

@@ -582,8 +582,12 @@ void BrainWorker::release(uint64_t entry, bool save) {
 bool BrainWorker::queue_save(Robot& robot, bool final_save) {
   if (robot.file.empty() || !robot.slot) return false;
   try {
+    const auto t0 = SteadyClock::now();
     writer_.write(robot.file, robot.view.key, engine_.snapshot(*robot.slot), final_save);
     robot.last_snapshot = SteadyClock::now();
+    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread",
+                  robot.view.key, robot.view.cycle,
+                  std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
     return true;
   } catch (const std::exception& e) {
     stats_.error(kCodePersistenceSave, robot.view.key,

@@ -45,7 +45,7 @@ std::string sha256_hex(const std::string& text) {
 std::string state_file_name(const std::string& identity, const std::string& ext) {
   std::string readable;
   for (char c : identity.substr(0, 48)) readable += file_name_char(c) ? c : '_';
-  // "json:r1" reads better as "json-r1"; a leading '.' would hide the file.
+  // ("json:r1" reads "json_r1"); a leading '.' would hide the file.
   if (!readable.empty() && readable[0] == '.') readable[0] = '_';
   return readable + "-" + sha256_hex(identity).substr(0, 20) + ext;
 }

@@ -9,7 +9,7 @@ namespace fieldbrain::server {
 // The file name of a robot's save: "<readable part>-<digest><ext>", where the digest is 20 hex
 // digits (80 bits) of SHA-256 over the exact identity ("json:a/b", "bin:picarx_12s_6m"), so
 // two identities never share a file ("a/b" and "a_b" differ in the digest even though their
-// readable parts are both "json-a_b"). The readable part is the identity with characters
+// readable parts are both "json_a_b"). The readable part is the identity with characters
 // outside [A-Za-z0-9._-] replaced by '_', cut to 48 characters, for people listing the dir.
 std::string state_file_name(const std::string& identity, const std::string& ext);
 

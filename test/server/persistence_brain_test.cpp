@@ -20,9 +20,8 @@
 #include "app/server/state_files.h"
 #include "app/server/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
+#include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
-
-extern char** environ;
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -72,67 +71,14 @@ struct JsonRobot {
   nlohmann::json handshake;
 };
 
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-// The server executable as a child process; killed (SIGKILL) if still running at the end.
-struct ServerProcess {
-  ServerProcess(uint16_t port, const fs::path& state_dir, int save_every) {
-    std::vector<std::string> args = {FIELDBRAIN_SERVER_EXE,
-                                     "--host",
-                                     "127.0.0.1",
-                                     "--port",
-                                     std::to_string(port),
-                                     "--monitor-port",
-                                     "-1",
-                                     "--state-dir",
-                                     state_dir.string(),
-                                     "--save-every",
-                                     std::to_string(save_every),
-                                     "--resolution",
-                                     "8",
-                                     "--attractor-capacity",
-                                     "4",
-                                     "--seed",
-                                     "7",
-                                     "--require-tokens",
-                                     "false",
-                                     "--log-level",
-                                     "warn"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid = -1;
-  }
-  ~ServerProcess() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  }
-  // Waits (bounded) for the process to exit; returns its exit status or -1.
-  int wait_exit(double timeout_s) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (std::chrono::steady_clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-  pid_t pid = -1;
+// The server executable as a child process (test/server/server_process.h).
+struct ServerProcess : ChildProcess {
+  ServerProcess(uint16_t port, const fs::path& state_dir, int save_every)
+      : ChildProcess({FIELDBRAIN_SERVER_EXE, "--host", "127.0.0.1", "--port",
+                      std::to_string(port), "--monitor-port", "-1", "--state-dir",
+                      state_dir.string(), "--save-every", std::to_string(save_every),
+                      "--resolution", "8", "--attractor-capacity", "4", "--seed", "7",
+                      "--require-tokens", "false", "--log-level", "warn"}) {}
 };
 
 std::unique_ptr<JsonRobot> connect_with_retry(uint16_t port, const std::string& id) {
@@ -232,7 +178,7 @@ TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") 
   const int sig = GENERATE(SIGTERM, SIGINT);
   INFO("signal " << sig);
   auto dir = fresh_dir("fieldbrain-sigterm");
-  const uint16_t port = free_port();
+  const uint16_t port = unused_port();
   ServerProcess proc(port, dir, 0);
   REQUIRE(proc.pid > 0);
   auto robot = connect_with_retry(port, "term");
@@ -261,7 +207,7 @@ TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous s
   int last_resumed = 0;
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);
-    const uint16_t port = free_port();
+    const uint16_t port = unused_port();
     ServerProcess proc(port, dir, /*save_every=*/1);
     REQUIRE(proc.pid > 0);
     auto robot = connect_with_retry(port, "victim");

@@ -1,6 +1,7 @@
 // fieldbrain-server as a child process for the tests that need signals and exit codes.
 #pragma once
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>

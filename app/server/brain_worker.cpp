@@ -23,8 +23,10 @@ float safe_motor(float v) {
   return std::clamp(v, -1.0f, 1.0f);
 }
 
-// The monitor's `save` snapshots a robot at most this often.
-constexpr auto kMonitorSaveInterval = std::chrono::seconds(1);
+// The monitor's `save` snapshots a robot at most this often: a snapshot still serialises on
+// the brain thread (torch_brain_engine.cpp), ~1 s at R = 32 on a busy 2-core machine, so a
+// storm of `save` requests may cost the ticks a few percent at most.
+constexpr auto kMonitorSaveInterval = std::chrono::seconds(10);
 
 double seconds_since(SteadyClock::time_point t) {
   return std::chrono::duration<double>(SteadyClock::now() - t).count();
@@ -630,7 +632,7 @@ nlohmann::json BrainWorker::save_all() {
     } else if (writer_.pending(robot.file)) {
       skipped[key] = "its previous save is still being written";
     } else if (SteadyClock::now() - robot.last_snapshot < kMonitorSaveInterval) {
-      skipped[key] = "saved less than a second ago";
+      skipped[key] = "saved less than 10 s ago";
     } else if (queue_save(robot, /*final_save=*/false)) {
       saved.push_back(key);
     } else {

@@ -136,8 +136,8 @@ class BrainWorker {
   size_t live_brains() const { return brains_.size(); }
   // Queues a save of every robot (the monitor's `save`): {"saved":[keys queued for the
   // writer], "skipped":{key: why}, "failed":{key: reason}}. A robot whose last save is still
-  // being written, or was taken less than a second ago, is skipped (a save storm costs the
-  // ticks nothing).
+  // being written, or was taken less than 10 s ago, is skipped (a save storm costs the ticks
+  // at most one snapshot per robot per 10 s).
   nlohmann::json save_all();
 
   // Counters (any thread): brain calls vs. robot-cycles stepped shows the batching.

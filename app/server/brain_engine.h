@@ -4,7 +4,7 @@
 //
 // Every method is called from the brain worker thread only, never concurrently, except
 // load_detached (the loader thread) and the writers snapshot returns (the state writer
-// thread): those run beside the ticks, so saves and loads never make a tick wait on a disk.
+// thread): those run beside the ticks, so saves and loads never make a tick wait.
 #pragma once
 
 #include <cstdint>
@@ -51,9 +51,11 @@ class BrainEngine {
                                                   int motor_dim, const std::string& path) = 0;
   // Brain thread: the built brain joins the engine.
   virtual Slot adopt(std::unique_ptr<Detached> brain) = 0;
-  // Brain thread: a copy of the slot's state as of now. The returned writer saves that copy
-  // atomically to a path from any thread (the state writer) and throws on failure; it may be
-  // dropped unrun (a newer snapshot replaced it). Throws when the copy cannot be made.
+  // Brain thread: a writer that saves the slot's state as of now atomically to a path, from
+  // another thread (the state writer), throwing on failure; it may be dropped unrun (a newer
+  // one replaced it). It may read the live brain instead of a copy: the caller neither steps
+  // nor loads the slot until the writer has run or been dropped (destroying the slot is
+  // allowed; the writer keeps what it reads alive).
   using StateWriterFn = std::function<void(const std::string& path)>;
   virtual StateWriterFn snapshot(Slot slot) = 0;
 

@@ -130,6 +130,10 @@ void BrainWorker::run() {
           robot->in_flight = true;
           robot->last_active = SteadyClock::now();
         }
+        if (robot && robot->saving > 0) {
+          robot->held.push_back(std::move(*s));  // answered once its save is written
+          continue;
+        }
         if (robot && !robot->slot) {
           // The saved brain is still loading: a safe stop now keeps the lock-step pairing
           // (a late reply would be read as the answer to the next frame).
@@ -154,6 +158,12 @@ void BrainWorker::run() {
         do_detach(d->id);
       } else if (auto* l = std::get_if<LoadedJob>(&job)) {
         do_loaded(*l);
+      } else if (auto* saved = std::get_if<SavedJob>(&job)) {
+        auto it = brains_.find(saved->entry);
+        if (it != brains_.end() && --it->second.saving == 0) {
+          for (StepJob& held : it->second.held) pending.push_back(std::move(held));
+          it->second.held.clear();
+        }
       } else if (auto* q = std::get_if<QueryJob>(&job)) {
         try {
           q->fn(*this);
@@ -577,6 +587,7 @@ void BrainWorker::release(uint64_t entry, bool save) {
     spdlog::info("{}: released after {} cycles in this session (brain cycle {})", robot.view.key,
                  robot.view.session_cycles, robot.view.cycle);
   }
+  for (StepJob& held : robot.held) held.done(StepResult{});  // its connection is gone
   if (!robot.file.empty()) writer_.unpin(robot.file);
   brains_.erase(it);
 }
@@ -585,8 +596,12 @@ bool BrainWorker::queue_save(Robot& robot, bool final_save) {
   if (robot.file.empty() || !robot.slot) return false;
   try {
     const auto t0 = SteadyClock::now();
-    writer_.write(robot.file, robot.view.key, engine_.snapshot(*robot.slot), final_save);
+    BrainEngine::StateWriterFn snapshot = engine_.snapshot(*robot.slot);
     robot.last_snapshot = SteadyClock::now();
+    ++robot.saving;
+    const uint64_t entry = robot.entry_number;
+    writer_.write(robot.file, robot.view.key, std::move(snapshot), final_save,
+                  [this, entry] { push(SavedJob{entry}); });
     spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread",
                   robot.view.key, robot.view.cycle,
                   std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
@@ -629,7 +644,7 @@ nlohmann::json BrainWorker::save_all() {
     const std::string& key = robot.view.key;
     if (robot.file.empty()) {
       failed[key] = "persistence is off (no state_dir)";
-    } else if (writer_.pending(robot.file)) {
+    } else if (robot.saving > 0 || writer_.pending(robot.file)) {
       skipped[key] = "its previous save is still being written";
     } else if (SteadyClock::now() - robot.last_snapshot < kMonitorSaveInterval) {
       skipped[key] = "saved less than 10 s ago";

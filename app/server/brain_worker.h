@@ -8,9 +8,10 @@
 // one robot keep their order (a detach after a step, an attach after a detach of the same key).
 // Completion callbacks run on the worker thread; callers post them to their own executor.
 //
-// Disks never hold up a tick: saves are snapshots handed to the state writer thread
-// (state_writer.h), and a robot's saved brain is loaded on a loader thread while the others
-// cycle. Identity (identity_store.h), takeover of a silent connection and the live-brain quota
+// Disks never hold up a tick: a save is handed to the state writer thread (state_writer.h),
+// which may read the live brain, so only the robot being saved waits for it (its frames are
+// held until the write is done) while the others cycle; a robot's saved brain is loaded on
+// a loader thread. Identity (identity_store.h), takeover of a silent connection and the live-brain quota
 // are decided here, on the worker thread, so they need no locks.
 #pragma once
 
@@ -169,7 +170,10 @@ class BrainWorker {
     std::string error;
     bool missing = false;  // no save after all (the write it waited for failed)
   };
-  using Job = std::variant<AttachJob, StepJob, DetachJob, QueryJob, LoadedJob>;
+  struct SavedJob {  // the writer ran (or dropped) a snapshot of this entry's brain
+    uint64_t entry;
+  };
+  using Job = std::variant<AttachJob, StepJob, DetachJob, QueryJob, LoadedJob, SavedJob>;
 
   // One brain in memory. Its owner (view.id) is the connection that uses it; 0 when none.
   struct Robot {
@@ -187,6 +191,10 @@ class BrainWorker {
     std::chrono::steady_clock::time_point last_active;
     bool in_flight = false;  // a step of it is in the worker
     std::chrono::steady_clock::time_point last_snapshot{};
+    // Snapshots the writer has not finished; they may read the live brain, so its frames wait
+    // in `held` meanwhile (only this robot waits; the others keep cycling).
+    int saving = 0;
+    std::vector<StepJob> held;
     double brain_ms_total = 0;
   };
 

@@ -39,21 +39,26 @@ void StateWriter::stop() {
 }
 
 void StateWriter::write(const std::string& file, const std::string& robot_key, Snapshot snapshot,
-                        bool final_save) {
+                        bool final_save, std::function<void()> done) {
+  std::function<void()> replaced_done;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = queued_.find(file);
     if (it != queued_.end()) {
       // Only the newest state matters; a final save stays final.
-      it->second.snapshot = std::move(snapshot);
-      it->second.robot_key = robot_key;
-      it->second.final_save = it->second.final_save || final_save;
-      return;
+      Job& job = it->second;
+      job.snapshot = std::move(snapshot);
+      job.robot_key = robot_key;
+      job.final_save = job.final_save || final_save;
+      replaced_done = std::move(job.done);
+      job.done = std::move(done);
+    } else {
+      queued_[file] = Job{robot_key, std::move(snapshot), final_save, std::move(done)};
+      order_.push_back(file);
     }
-    queued_[file] = Job{robot_key, std::move(snapshot), final_save};
-    order_.push_back(file);
   }
   wake_.notify_one();
+  if (replaced_done) replaced_done();
 }
 
 void StateWriter::write_identities(std::string content) {
@@ -133,11 +138,13 @@ void StateWriter::run() {
       continue;
     }
     write_one(file, job);
+    job.snapshot = nullptr;  // release what it held (a brain that has left)
     {
       std::lock_guard<std::mutex> lock(mutex_);
       running_.clear();
     }
     written_.notify_all();
+    if (job.done) job.done();
     if (max_bytes_ > 0) enforce_budget();
   }
 }

@@ -4,7 +4,8 @@
 //
 // - Writes of one file coalesce: a snapshot queued behind an older one of the same file
 //   replaces it (only the newest state matters), so a save storm costs one queued snapshot
-//   per robot at most.
+//   per robot at most. A snapshot may read the live brain: its `done` callback tells the
+//   brain thread when that robot may cycle again.
 // - Final saves (a robot leaving, the server stopping) are tracked: unsaved() names every
 //   robot whose latest final save failed, for the exit status.
 // - With a byte budget, after each write the saves of robots that are not live (not pinned,
@@ -38,9 +39,11 @@ class StateWriter {
   // Writes everything queued, then joins. Idempotent.
   void stop();
 
-  // Queues `snapshot` for "<dir>/<file>" on behalf of robot `robot_key`.
+  // Queues `snapshot` for "<dir>/<file>" on behalf of robot `robot_key`. `done` runs (on the
+  // writer thread, or here when a newer snapshot of the file replaces this one) once the
+  // snapshot has been run or dropped.
   void write(const std::string& file, const std::string& robot_key, Snapshot snapshot,
-             bool final_save);
+             bool final_save, std::function<void()> done = nullptr);
   // Queues the identity file's new content.
   void write_identities(std::string content);
 
@@ -65,6 +68,7 @@ class StateWriter {
     std::string robot_key;
     Snapshot snapshot;
     bool final_save = false;
+    std::function<void()> done;
   };
   void run();
   void write_one(const std::string& file, Job& job);

@@ -1,17 +1,10 @@
 #include "app/server/torch_brain_engine.h"
 
 #include <ATen/Parallel.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -19,58 +12,9 @@
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
 #include "brain/ops/caching_allocator.h"
-#include "brain/persistence.h"
 
 namespace fieldbrain::server {
 namespace {
-
-namespace fs = std::filesystem;
-
-// Where snapshots wait for the state writer. FieldBrain::save is one call (copy, serialise,
-// write), so a snapshot is a save into memory-backed staging (tmpfs: no disk, its fsync
-// returns at once) and the writer moves the bytes to the state dir with the fsyncs that
-// cost. Directories of dead processes are removed on start (tmpfs holds RAM).
-class SnapshotStaging {
- public:
-  SnapshotStaging() {
-    const std::string mine = "fieldbrain-staging-" + std::to_string(::getpid());
-    for (const fs::path& root : {fs::path("/dev/shm"), fs::temp_directory_path()}) {
-      std::error_code ec;
-      for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind("fieldbrain-staging-", 0) != 0) continue;
-        const long pid = std::atol(name.c_str() + 19);
-        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-          std::error_code ignored;
-          fs::remove_all(it->path(), ignored);
-        }
-      }
-      if (dir_.empty() && fs::create_directories(root / mine, ec) && !ec) dir_ = root / mine;
-    }
-  }
-  ~SnapshotStaging() {
-    std::error_code ignored;
-    if (!dir_.empty()) fs::remove_all(dir_, ignored);
-  }
-  std::string next_path() {
-    if (dir_.empty()) throw std::runtime_error("no staging directory for snapshots");
-    return (dir_ / ("snapshot-" + std::to_string(counter_++) + ".pt")).string();
-  }
-
- private:
-  fs::path dir_;
-  std::atomic<uint64_t> counter_{0};
-};
-
-// A staged snapshot file, removed when the last writer holding it is gone (run or dropped).
-struct StagedFile {
-  explicit StagedFile(std::string p) : path(std::move(p)) {}
-  ~StagedFile() {
-    std::error_code ignored;
-    fs::remove(path, ignored);
-  }
-  std::string path;
-};
 
 struct DetachedFieldBrain final : BrainEngine::Detached {
   explicit DetachedFieldBrain(FieldBrain b) : brain(std::move(b)) {}
@@ -158,16 +102,14 @@ class FieldBrainEngine final : public BrainEngine {
     return slot;
   }
 
+  // No copy: the writer saves the live brain, which the worker does not step until the
+  // writer is done (brain_engine.h), so the brain thread spends nothing on it. The handle
+  // keeps the brain alive if the slot is destroyed meanwhile (a robot that left).
   StateWriterFn snapshot(Slot slot) override {
-    torch::NoGradGuard no_grad;
-    auto staged = std::make_shared<StagedFile>(staging_.next_path());
-    brain(slot)->save(staged->path);
-    return [staged](const std::string& path) {
-      std::ifstream in(staged->path, std::ios::binary);
-      std::ostringstream bytes;
-      bytes << in.rdbuf();
-      if (!in) throw std::runtime_error("staged snapshot " + staged->path + " is unreadable");
-      write_file_atomically(path, bytes.str());
+    FieldBrain held = brain(slot);
+    return [held](const std::string& path) {
+      torch::NoGradGuard no_grad;
+      held->save(path);
     };
   }
 
@@ -217,7 +159,6 @@ class FieldBrainEngine final : public BrainEngine {
   }
 
   BrainConfig base_;
-  SnapshotStaging staging_;
   std::map<Slot, FieldBrain> brains_;
   Slot next_slot_ = 1;
 };

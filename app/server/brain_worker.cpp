@@ -391,7 +391,9 @@ void BrainWorker::do_attach(AttachJob& job) {
   Robot* taken = takeover_candidate(base);
   const bool in_use = std::any_of(brains_.begin(), brains_.end(),
                                   [&](const auto& e) { return e.second.base == base; });
-  if (!taken && !in_use && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
+  // A new brain (fresh, resumed or a twin) must fit under the cap; a takeover needs none.
+  const bool needs_brain = !taken && !(in_use && req.json);
+  if (needs_brain && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
     return refuse(kCodeSessionLimit,
                   "the server holds its limit of " +
                       std::to_string(options_.policy.max_live_brains) +
@@ -410,12 +412,6 @@ void BrainWorker::do_attach(AttachJob& job) {
                   "robot_id '" + claim.key + "' is in use by a connection that is cycling; a new "
                   "handshake takes it over once that one has been silent for " +
                       fmt::format("{:g}", options_.policy.takeover_after_s) + " s");
-  }
-  if (in_use && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
-    return refuse(kCodeSessionLimit,
-                  "the server holds its limit of " +
-                      std::to_string(options_.policy.max_live_brains) +
-                      " live brains (robots.max_live_brains); try again later");
   }
   // Binary robots that really share a key while both cycle: a twin "#2", "#3", ...
   std::string key = claim.key, identity = base;

@@ -82,7 +82,7 @@ bool BrainWorker::push(Job job) {
   return true;
 }
 
-bool BrainWorker::attach(AttachRequest request, AttachDone done) {
+bool BrainWorker::attach(BrainClaim request, AttachDone done) {
   return push(AttachJob{std::move(request), std::move(done)});
 }
 
@@ -302,7 +302,7 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   publish(v.cycle, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-std::string BrainWorker::display_key(const AttachRequest& request) const {
+std::string BrainWorker::display_key(const BrainClaim& request) const {
   if (request.json) return request.key;
   const auto& policy = options_.policy;
   auto named = policy.address_names.find(request.peer_address);
@@ -374,7 +374,7 @@ void BrainWorker::hand_over(Robot& robot, AttachJob& job, AttachResult result) {
 }
 
 void BrainWorker::do_attach(AttachJob& job) {
-  const AttachRequest& req = job.request;
+  const BrainClaim& req = job.request;
   AttachResult result;
   auto refuse = [&](int code, std::string why) {
     result.code = code;

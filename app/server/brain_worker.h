@@ -50,7 +50,7 @@ struct WorkerOptions {
 };
 
 // What a handshake asks for.
-struct AttachRequest {
+struct BrainClaim {
   bool json = false;         // JSON-lines robot (own namespace, tokens)
   std::string key;           // robot_id, or the binary profile key ("picarx_12s_6m")
   std::string peer_address;  // the robot's IP, for keying binary robots by address
@@ -117,7 +117,7 @@ class BrainWorker {
   std::vector<std::string> unsaved() const { return writer_.unsaved(); }
 
   // Returns false (and never calls `done`) once stop() has begun.
-  bool attach(AttachRequest request, AttachDone done);
+  bool attach(BrainClaim request, AttachDone done);
   bool step(RobotId id, std::vector<float> sensors, float reward, StepDone done);
   bool detach(RobotId id);
   bool query(Query fn);
@@ -149,7 +149,7 @@ class BrainWorker {
 
  private:
   struct AttachJob {
-    AttachRequest request;
+    BrainClaim request;
     AttachDone done;
   };
   struct StepJob {
@@ -207,7 +207,7 @@ class BrainWorker {
   void do_detach(RobotId id);
   void release(uint64_t entry, bool save);
   Robot* owned(RobotId id);
-  std::string display_key(const AttachRequest& request) const;
+  std::string display_key(const BrainClaim& request) const;
   Robot* takeover_candidate(const std::string& base);
   void hand_over(Robot& robot, AttachJob& job, AttachResult result);
   void answer(Robot& robot, AttachDone done, AttachResult result);

@@ -176,7 +176,7 @@ void RobotSession::handle_handshake(const std::vector<float>& values) {
   };
   if (auto* why = std::get_if<std::string>(&parsed)) return refuse(*why);
   const Capabilities caps = std::get<Capabilities>(parsed);
-  AttachRequest request;
+  BrainClaim request;
   request.key = profile_key(caps);
   request.sensory_dim = caps.sensory_dim;
   request.motor_dim = caps.motor_dim;
@@ -322,7 +322,7 @@ void RobotSession::on_json_handshake(const JsonHandshake& hs) {
   Capabilities caps;
   caps.sensory_dim = hs.sensory_dim;
   caps.motor_dim = hs.motor_dim;
-  AttachRequest request;
+  BrainClaim request;
   request.json = true;
   request.key = key;
   request.sensory_dim = hs.sensory_dim;
@@ -345,7 +345,7 @@ void RobotSession::on_json_handshake(const JsonHandshake& hs) {
 
 // --- brain round trips ---------------------------------------------------------------------
 
-void RobotSession::start_attach(AttachRequest request,
+void RobotSession::start_attach(BrainClaim request,
                                 std::function<void(const AttachResult&)> then) {
   busy_ = true;
   auto self = shared_from_this();

@@ -57,7 +57,7 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   void on_line(std::string line);
   void on_json_handshake(const JsonHandshake& hs);
 
-  void start_attach(AttachRequest request, std::function<void(const AttachResult&)> then);
+  void start_attach(BrainClaim request, std::function<void(const AttachResult&)> then);
   void start_step(std::vector<float> sensors, float reward);
   void on_step_done(StepResult r);
   void reply_bad_sensory(int code, const std::string& why);

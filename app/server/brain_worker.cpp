@@ -51,7 +51,8 @@ void BrainWorker::start() {
     if (ec) spdlog::error("cannot create state dir {}: {}", options_.state_dir, ec.message());
     // Interrupted atomic writes of a killed server (up to a whole save each).
     const int stale = remove_stale_temps(options_.state_dir);
-    if (stale > 0) spdlog::info("removed {} stale temporary files from {}", stale, options_.state_dir);
+    if (stale > 0)
+      spdlog::info("removed {} stale temporary files from {}", stale, options_.state_dir);
     identities_.open(options_.state_dir);  // throws on a damaged file: fail at start-up
   }
   started_ = true;
@@ -237,8 +238,7 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
       stats_.error(kCodeBrainProcessing, owned(job.id)->view.key, e.what());
     }
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
   brain_calls_.fetch_add(1);
   frames_stepped_.fetch_add(k);
   brain_us_.fetch_add(static_cast<uint64_t>(ms * 1000.0));
@@ -318,8 +318,7 @@ BrainWorker::Robot* BrainWorker::takeover_candidate(const std::string& base) {
   for (auto& [entry, robot] : brains_) {
     if (robot.base != base) continue;
     if (!robot.slot || robot.view.id == 0) return &robot;
-    if (!robot.in_flight &&
-        seconds_since(robot.last_active) >= options_.policy.takeover_after_s) {
+    if (!robot.in_flight && seconds_since(robot.last_active) >= options_.policy.takeover_after_s) {
       return &robot;
     }
   }
@@ -394,10 +393,9 @@ void BrainWorker::do_attach(AttachJob& job) {
   // A new brain (fresh, resumed or a twin) must fit under the cap; a takeover needs none.
   const bool needs_brain = !taken && !(in_use && req.json);
   if (needs_brain && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
-    return refuse(kCodeSessionLimit,
-                  "the server holds its limit of " +
-                      std::to_string(options_.policy.max_live_brains) +
-                      " live brains (robots.max_live_brains); try again later");
+    return refuse(kCodeSessionLimit, "the server holds its limit of " +
+                                         std::to_string(options_.policy.max_live_brains) +
+                                         " live brains (robots.max_live_brains); try again later");
   }
   // Checked before anything is taken over or created: a refused claim changes nothing.
   IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
@@ -409,8 +407,9 @@ void BrainWorker::do_attach(AttachJob& job) {
   if (taken) return hand_over(*taken, job, std::move(result));
   if (in_use && req.json) {
     return refuse(kCodeDuplicateSession,
-                  "robot_id '" + claim.key + "' is in use by a connection that is cycling; a new "
-                  "handshake takes it over once that one has been silent for " +
+                  "robot_id '" + claim.key +
+                      "' is in use by a connection that is cycling; a new "
+                      "handshake takes it over once that one has been silent for " +
                       fmt::format("{:g}", options_.policy.takeover_after_s) + " s");
   }
   // Binary robots that really share a key while both cycle: a twin "#2", "#3", ...
@@ -455,9 +454,8 @@ void BrainWorker::do_attach(AttachJob& job) {
     }
     robot.view.cycle = engine_.cycle(*robot.slot);
   } else {
-    const bool posted = loader_.post([this, entry, key, s = req.sensory_dim,
-                                      m = req.motor_dim, path = robot.load_path,
-                                      file = robot.file] {
+    const bool posted = loader_.post([this, entry, key, s = req.sensory_dim, m = req.motor_dim,
+                                      path = robot.load_path, file = robot.file] {
       LoadedJob loaded{entry, nullptr, "", false};
       if (loader_cancelled_) return;
       writer_.wait_written(file);
@@ -512,8 +510,8 @@ void BrainWorker::do_loaded(LoadedJob& job) {
       fate = "moved to " + (aside.empty() ? std::string("<rename failed>") : aside);
     }
     stats_.error(kCodePersistenceLoad, robot.view.key,
-                 "saved state " + robot.load_path + " does not load (" + job.error + "); " +
-                     fate + ", starting fresh");
+                 "saved state " + robot.load_path + " does not load (" + job.error + "); " + fate +
+                     ", starting fresh");
     try {
       robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
     } catch (const std::exception& e) {
@@ -598,8 +596,8 @@ bool BrainWorker::queue_save(Robot& robot, bool final_save) {
     const uint64_t entry = robot.entry_number;
     writer_.write(robot.file, robot.view.key, std::move(snapshot), final_save,
                   [this, entry] { push(SavedJob{entry}); });
-    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread",
-                  robot.view.key, robot.view.cycle,
+    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread", robot.view.key,
+                  robot.view.cycle,
                   std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
     return true;
   } catch (const std::exception& e) {

@@ -11,8 +11,8 @@
 // Disks never hold up a tick: a save is handed to the state writer thread (state_writer.h),
 // which may read the live brain, so only the robot being saved waits for it (its frames are
 // held until the write is done) while the others cycle; a robot's saved brain is loaded on
-// a loader thread. Identity (identity_store.h), takeover of a silent connection and the live-brain quota
-// are decided here, on the worker thread, so they need no locks.
+// a loader thread. Identity (identity_store.h), takeover of a silent connection and the live-brain
+// quota are decided here, on the worker thread, so they need no locks.
 #pragma once
 
 #include <atomic>

@@ -104,7 +104,8 @@ IdentityDecision decide_identity(IdentityStore& store, const RobotPolicy& policy
       return d;
     }
   }
-  if (record && (record->sensory_dim != claim.sensory_dim || record->motor_dim != claim.motor_dim)) {
+  if (record &&
+      (record->sensory_dim != claim.sensory_dim || record->motor_dim != claim.motor_dim)) {
     d.code = kCodeDimensionMismatch;
     d.error = "'" + claim.key + "' has a saved brain for " + std::to_string(record->sensory_dim) +
               " sensors and " + std::to_string(record->motor_dim) + " motors, not " +

@@ -42,18 +42,18 @@ class IdentityStore {
 
 // What a handshake claims.
 struct IdentityClaim {
-  bool json = false;    // JSON-lines robot (its own namespace; tokens apply)
-  std::string key;      // robot_id, or the binary key ("picarx_12s_6m[@address]")
+  bool json = false;  // JSON-lines robot (its own namespace; tokens apply)
+  std::string key;    // robot_id, or the binary key ("picarx_12s_6m[@address]")
   int sensory_dim = 0;
   int motor_dim = 0;
-  std::string token;    // JSON "token" field ("" when absent)
+  std::string token;  // JSON "token" field ("" when absent)
 };
 
 struct IdentityDecision {
   bool ok = false;
-  int code = 0;               // legacy error code when refused
-  std::string error;          // the sentence the robot and the log get
-  std::string issued_token;   // a token to hand out (first claim of a protected JSON id)
+  int code = 0;                // legacy error code when refused
+  std::string error;           // the sentence the robot and the log get
+  std::string issued_token;    // a token to hand out (first claim of a protected JSON id)
   bool store_changed = false;  // the store got a new or updated record: write it
 };
 

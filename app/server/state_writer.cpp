@@ -1,7 +1,6 @@
 #include "app/server/state_writer.h"
 
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -220,9 +219,10 @@ void StateWriter::enforce_budget() {
     std::error_code rm;
     if (fs::remove(f.path, rm)) {
       total -= f.bytes;
-      spdlog::warn("state dir over its budget of {} bytes: deleted {} ({} bytes, a robot that "
-                   "is not connected)",
-                   max_bytes_, f.path.string(), f.bytes);
+      spdlog::warn(
+          "state dir over its budget of {} bytes: deleted {} ({} bytes, a robot that "
+          "is not connected)",
+          max_bytes_, f.path.string(), f.bytes);
       std::lock_guard<std::mutex> lock(mutex_);
       ++evicted_;
     }

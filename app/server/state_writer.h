@@ -82,9 +82,9 @@ class StateWriter {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable written_;
-  std::deque<std::string> order_;     // files in queue order
+  std::deque<std::string> order_;      // files in queue order
   std::map<std::string, Job> queued_;  // by file
-  std::string running_;               // file being written ("" = none)
+  std::string running_;                // file being written ("" = none)
   bool identities_queued_ = false;
   std::string identities_;
   std::multiset<std::string> pinned_;

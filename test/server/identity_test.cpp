@@ -129,9 +129,7 @@ TEST_CASE("a JSON client cannot claim a binary robot's key", "[server]") {
   RobotClient picarx(srv.port());
   REQUIRE(picarx.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
   wait_ready(srv, 1);
-  CHECK(on_worker(*srv.server, [](BrainWorker& w) {
-          return w.robots().at(0).cycle;
-        }) == 9);
+  CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.robots().at(0).cycle; }) == 9);
   std::error_code ignored;
   fs::remove_all(dir, ignored);
 }

@@ -14,8 +14,8 @@ namespace fieldbrain::server::testing {
 // Sends a JSON handshake; returns the reply line parsed (nullopt when none came).
 inline std::optional<nlohmann::json> json_handshake(RobotClient& c, const std::string& id, int s,
                                                     int m, const std::string& token = "") {
-  nlohmann::json hs = {{"type", "handshake"}, {"robot_id", id}, {"sensory_dim", s},
-                       {"motor_dim", m}};
+  nlohmann::json hs = {
+      {"type", "handshake"}, {"robot_id", id}, {"sensory_dim", s}, {"motor_dim", m}};
   if (!token.empty()) hs["token"] = token;
   c.send_text(hs.dump() + "\n");
   auto line = c.read_line();

@@ -59,9 +59,10 @@ double handshake_ms(uint16_t port, RobotClient& c) {
 
 }  // namespace
 
-TEST_CASE("with the real brain a handshake for a big save is answered at once and retries "
-          "leave one brain",
-          "[server]") {
+TEST_CASE(
+    "with the real brain a handshake for a big save is answered at once and retries "
+    "leave one brain",
+    "[server]") {
   auto dir = fresh_dir("fieldbrain-big-save");
   ServerConfig c = test_config();
   c.state_dir = dir.string();
@@ -103,8 +104,7 @@ TEST_CASE("with the real brain a handshake for a big save is answered at once an
   fs::remove_all(dir, ignored);
 }
 
-TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the robot",
-          "[server]") {
+TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the robot", "[server]") {
   auto dir = fresh_dir("fieldbrain-failing-save");
   const auto log = fs::temp_directory_path() / "fieldbrain-failing-save.log";
   const uint16_t port = unused_port();

@@ -28,10 +28,11 @@ size_t live_brains(Server& server) {
 }
 
 int64_t cycle_of_first(Server& server) {
-  return on_worker(server, [](BrainWorker& w) {
-           auto robots = w.robots();
-           return robots.empty() ? nlohmann::json(-1) : nlohmann::json(robots[0].cycle);
-         })
+  return on_worker(server,
+                   [](BrainWorker& w) {
+                     auto robots = w.robots();
+                     return robots.empty() ? nlohmann::json(-1) : nlohmann::json(robots[0].cycle);
+                   })
       .get<int64_t>();
 }
 
@@ -74,7 +75,7 @@ TEST_CASE("a robot that reconnects while its old connection is silent takes its 
   REQUIRE(new_link.exchange(Framing::B, kInputs).has_value());
   CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_4s_3m"});  // no "#2"
   CHECK(cycle_of_first(*srv.server) == 7);  // the same brain, continuing
-  CHECK(old_link.wait_closed(5.0));        // the dead link is closed, not left holding it
+  CHECK(old_link.wait_closed(5.0));         // the dead link is closed, not left holding it
   new_link.close();
   CHECK(eventually([&] { return live_brains(*srv.server) == 0; }));
   CHECK(eventually([&] { return save_files(dir).size() == 1; }));
@@ -107,20 +108,25 @@ TEST_CASE("retries of a handshake whose save is still loading join the same load
     REQUIRE(first.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
     for (int i = 0; i < 5; ++i) REQUIRE(first.exchange(Framing::B, kInputs).has_value());
   }
-  REQUIRE(eventually([&] { return live_brains(*srv.server) == 0 && srv.server->worker().saves() == 1; }));
+  REQUIRE(eventually(
+      [&] { return live_brains(*srv.server) == 0 && srv.server->worker().saves() == 1; }));
   srv.engine.load_delay_ms = 1500;  // a big save
   const auto t0 = std::chrono::steady_clock::now();
   {
     RobotClient attempt(srv.port());
     REQUIRE(attempt.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     CHECK(ms < 500);
     // While it loads the robot gets a safe stop, in step with its requests.
     auto stop = attempt.exchange(Framing::B, kInputs);
     REQUIRE(stop.has_value());
     CHECK(stop->values == std::vector<float>{0, 0, 0});
   }  // the client gives up and retries, twice
-  { RobotClient retry(srv.port()); REQUIRE(retry.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value()); }
+  {
+    RobotClient retry(srv.port());
+    REQUIRE(retry.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
+  }
   RobotClient last(srv.port());
   REQUIRE(last.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
   CHECK(live_brains(*srv.server) == 1);
@@ -244,8 +250,8 @@ TEST_CASE("past the state-dir byte budget the oldest saves of absent robots are 
   int64_t total = 0;
   for (const auto& name : save_files(dir)) total += fs::file_size(dir / name);
   CHECK(total <= 400);
-  CHECK(fs::exists(dir / state_file_name("json:stays", ".toy")));       // live: never evicted
-  CHECK(fs::exists(dir / state_file_name("json:visitor7", ".toy")));    // newest
+  CHECK(fs::exists(dir / state_file_name("json:stays", ".toy")));           // live: never evicted
+  CHECK(fs::exists(dir / state_file_name("json:visitor7", ".toy")));        // newest
   CHECK_FALSE(fs::exists(dir / state_file_name("json:visitor0", ".toy")));  // oldest
   std::error_code ignored;
   fs::remove_all(dir, ignored);

@@ -1,12 +1,7 @@
 #include "app/server/torch_brain_engine.h"
 
-#include <ATen/Parallel.h>
-
-#include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <stdexcept>
-#include <thread>
 
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
@@ -28,11 +23,10 @@ class FieldBrainEngine final : public BrainEngine {
     // Every tick creates the same tensors: serve them from a pool, so that steady-state ticks
     // make no malloc and fault in no fresh pages (brain/ops/caching_allocator.h).
     ops::CachingCpuAllocator::install();
-    // LibTorch starts with one intra-op thread here (OpenMP reports 1); the brain worker is the
-    // only heavy thread, so let it use every core unless the user chose with OMP_NUM_THREADS.
-    if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-      at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    }
+    // Intra-op threads: LibTorch's default (OMP_NUM_THREADS when set). Forcing one per core
+    // was measured to make cycles 5-40x slower on a 2-core machine with anything else running
+    // (the threads wait on each other; README "Serving real robots"), and the server now has
+    // a loader and a writer thread beside the brain thread.
   }
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {

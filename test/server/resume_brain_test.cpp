@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -142,4 +143,51 @@ TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the rob
   fs::remove(dir, ignored);
   fs::remove_all(moved, ignored);
   fs::remove(log, ignored);
+}
+
+TEST_CASE("with the real brain a storm of monitor saves leaves a cycling robot its rate",
+          "[server]") {
+  auto dir = fresh_dir("fieldbrain-real-save-storm");
+  ServerConfig c = test_config();
+  c.state_dir = dir.string();
+  c.brain = {{"resolution", 16}, {"seed", 7}, {"field_step", "fast"}};
+  RealBrainServer srv(c);
+  std::atomic<bool> stop{false};
+  std::atomic<int> cycles{0};
+  std::thread robot([&] {
+    RobotClient r(srv.server->port(), 30.0);
+    if (!r.handshake(Framing::B, {1, 12, 6, 1, 3})) return;
+    while (!stop && r.exchange(Framing::B, std::vector<float>(12, 0.5f))) ++cycles;
+  });
+  auto count_over = [&](double seconds) {
+    const int before = cycles.load();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return cycles.load() - before;
+  };
+  // Past the first cycles (the allocator pool and LibTorch's threads warm up).
+  REQUIRE(within(60, [&] { return cycles.load() > 100; }));
+  const int calm = count_over(2.0);
+  std::atomic<bool> storm_on{true};
+  std::atomic<int> requests{0};
+  std::thread storm([&] {
+    RobotClient m(srv.server->monitor_port());
+    while (storm_on) {
+      m.send_text("save\n");
+      if (!m.read_line()) break;
+      ++requests;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const int stormy = count_over(2.0);
+  storm_on = false;
+  storm.join();
+  stop = true;
+  robot.join();
+  INFO(calm << " cycles in 2 s without saves, " << stormy << " during " << requests.load()
+            << " save requests");
+  CHECK(requests.load() > 10);
+  CHECK(stormy >= 0.8 * calm);
+  CHECK(srv.server->worker().saves() >= 1);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
 }

@@ -1,5 +1,8 @@
 #include "app/server/torch_brain_engine.h"
 
+#include <ATen/Parallel.h>
+
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -23,10 +26,11 @@ class FieldBrainEngine final : public BrainEngine {
     // Every tick creates the same tensors: serve them from a pool, so that steady-state ticks
     // make no malloc and fault in no fresh pages (brain/ops/caching_allocator.h).
     ops::CachingCpuAllocator::install();
-    // Intra-op threads: LibTorch's default (OMP_NUM_THREADS when set). Forcing one per core
-    // was measured to make cycles 5-40x slower on a 2-core machine with anything else running
-    // (the threads wait on each other; README "Serving real robots"), and the server now has
-    // a loader and a writer thread beside the brain thread.
+    // One intra-op thread unless OMP_NUM_THREADS says otherwise: one per core was measured to
+    // make cycles 5-40x slower on a 2-core machine with anything else running (the threads
+    // wait on each other; README "Serving real robots"), and the server has a loader and a
+    // writer thread beside the brain thread. Robots are parallel across ticks, not inside one.
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(1);
   }
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {

@@ -2,10 +2,14 @@
 // (which knows nothing of tensors) and fieldbrain::FieldBrain (torch_brain_engine.*). Tests
 // plug in a small deterministic engine to exercise the network code without LibTorch.
 //
-// Every method is called from the brain worker thread only, never concurrently.
+// Every method is called from the brain worker thread only, never concurrently, except
+// load_detached (the loader thread) and the writers snapshot returns (the state writer
+// thread): those run beside the ticks, so saves and loads never make a tick wait.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -31,9 +35,29 @@ class BrainEngine {
   virtual int64_t cycle(Slot slot) const = 0;
 
   // Atomic save; load throws std::runtime_error on a corrupt/mismatched file and then leaves
-  // the brain untouched.
+  // the brain untouched. Synchronous (tools); the server uses snapshot and load_detached.
   virtual void save(Slot slot, const std::string& path) = 0;
   virtual void load(Slot slot, const std::string& path) = 0;
+
+  // A robot's brain built outside the engine (on the loader thread), then adopted.
+  class Detached {
+   public:
+    virtual ~Detached() = default;
+  };
+  // Any thread, beside the brain thread's calls: the brain of `robot_key` (as create() would
+  // make it) with the state saved at `path`. Throws std::exception with a readable message
+  // when the file does not load; nothing in the engine changes either way.
+  virtual std::unique_ptr<Detached> load_detached(const std::string& robot_key, int sensory_dim,
+                                                  int motor_dim, const std::string& path) = 0;
+  // Brain thread: the built brain joins the engine.
+  virtual Slot adopt(std::unique_ptr<Detached> brain) = 0;
+  // Brain thread: a writer that saves the slot's state as of now atomically to a path, from
+  // another thread (the state writer), throwing on failure; it may be dropped unrun (a newer
+  // one replaced it). It may read the live brain instead of a copy: the caller neither steps
+  // nor loads the slot until the writer has run or been dropped (destroying the slot is
+  // allowed; the writer keeps what it reads alive).
+  using StateWriterFn = std::function<void(const std::string& path)>;
+  virtual StateWriterFn snapshot(Slot slot) = 0;
 
   virtual nlohmann::json telemetry(Slot slot) = 0;
   // {"resolution":R,"channel":c,"z":z,"values":[[...R...]...R rows]}; throws on bad indices.

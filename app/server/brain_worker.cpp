@@ -14,6 +14,8 @@
 namespace fieldbrain::server {
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 // The robot must never receive a non-finite or out-of-range motor value (ef2bdb8 turned NaN
 // into +1.0; we send 0, a safe stop).
 float safe_motor(float v) {
@@ -21,35 +23,54 @@ float safe_motor(float v) {
   return std::clamp(v, -1.0f, 1.0f);
 }
 
+// The monitor's `save` snapshots a robot at most this often: a snapshot still serialises on
+// the brain thread (torch_brain_engine.cpp), ~1 s at R = 32 on a busy 2-core machine, so a
+// storm of `save` requests may cost the ticks a few percent at most.
+constexpr auto kMonitorSaveInterval = std::chrono::seconds(10);
+
+double seconds_since(SteadyClock::time_point t) {
+  return std::chrono::duration<double>(SteadyClock::now() - t).count();
+}
+
 }  // namespace
 
 BrainWorker::BrainWorker(BrainEngine& engine, WorkerOptions options, ServerStats& stats)
-    : engine_(engine), options_(std::move(options)), stats_(stats) {}
+    : engine_(engine),
+      options_(std::move(options)),
+      stats_(stats),
+      writer_(options_.state_dir, options_.policy.state_dir_max_bytes, stats) {}
 
 BrainWorker::~BrainWorker() { stop(); }
 
 void BrainWorker::start() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (started_) return;
-  started_ = true;
   if (!options_.state_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options_.state_dir, ec);
     if (ec) spdlog::error("cannot create state dir {}: {}", options_.state_dir, ec.message());
+    // Interrupted atomic writes of a killed server (up to a whole save each).
+    const int stale = remove_stale_temps(options_.state_dir);
+    if (stale > 0)
+      spdlog::info("removed {} stale temporary files from {}", stale, options_.state_dir);
+    identities_.open(options_.state_dir);  // throws on a damaged file: fail at start-up
   }
+  started_ = true;
+  writer_.start();
+  loader_.start();
   thread_ = std::thread([this] { run(); });
 }
 
 void BrainWorker::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) {
-      // fallthrough to join below if another caller raced us
-    }
     stopping_ = true;
   }
   wake_.notify_all();
+  loader_cancelled_ = true;  // loads not yet begun are not worth finishing
   if (thread_.joinable()) thread_.join();
+  loader_.stop();
+  writer_.stop();  // the final saves land before stop() returns
 }
 
 bool BrainWorker::push(Job job) {
@@ -62,10 +83,8 @@ bool BrainWorker::push(Job job) {
   return true;
 }
 
-bool BrainWorker::attach(std::string base_key, std::string framing, int sensory_dim, int motor_dim,
-                         AttachDone done) {
-  return push(
-      AttachJob{std::move(base_key), std::move(framing), sensory_dim, motor_dim, std::move(done)});
+bool BrainWorker::attach(BrainClaim request, AttachDone done) {
+  return push(AttachJob{std::move(request), std::move(done)});
 }
 
 bool BrainWorker::step(RobotId id, std::vector<float> sensors, float reward, StepDone done) {
@@ -108,6 +127,25 @@ void BrainWorker::run() {
     }
     for (Job& job : jobs) {
       if (auto* s = std::get_if<StepJob>(&job)) {
+        Robot* robot = owned(s->id);
+        if (robot) {
+          robot->in_flight = true;
+          robot->last_active = SteadyClock::now();
+        }
+        if (robot && robot->saving > 0) {
+          robot->held.push_back(std::move(*s));  // answered once its save is written
+          continue;
+        }
+        if (robot && !robot->slot) {
+          // The saved brain is still loading: a safe stop now keeps the lock-step pairing
+          // (a late reply would be read as the answer to the next frame).
+          StepResult r;
+          r.ok = true;
+          r.motors.assign(robot->view.motor_dim, 0.0f);
+          robot->in_flight = false;
+          s->done(std::move(r));
+          continue;
+        }
         // A robot is lock-step, but never let two frames of one robot share a batch.
         const bool dup = std::any_of(pending.begin(), pending.end(),
                                      [&](const StepJob& p) { return p.id == s->id; });
@@ -120,6 +158,14 @@ void BrainWorker::run() {
         do_attach(*a);
       } else if (auto* d = std::get_if<DetachJob>(&job)) {
         do_detach(d->id);
+      } else if (auto* l = std::get_if<LoadedJob>(&job)) {
+        do_loaded(*l);
+      } else if (auto* saved = std::get_if<SavedJob>(&job)) {
+        auto it = brains_.find(saved->entry);
+        if (it != brains_.end() && --it->second.saving == 0) {
+          for (StepJob& held : it->second.held) pending.push_back(std::move(held));
+          it->second.held.clear();
+        }
       } else if (auto* q = std::get_if<QueryJob>(&job)) {
         try {
           q->fn(*this);
@@ -134,10 +180,16 @@ void BrainWorker::run() {
       if (queue_.empty()) break;
     }
   }
-  // Shutdown: every robot still attached is saved once more and released.
-  std::vector<RobotId> ids;
-  for (const auto& [id, robot] : robots_) ids.push_back(id);
-  for (RobotId id : ids) do_detach(id);
+  // Shutdown: every brain still held is saved once more and released.
+  std::vector<uint64_t> entries;
+  for (const auto& [entry, robot] : brains_) entries.push_back(entry);
+  for (uint64_t entry : entries) release(entry, /*save=*/true);
+}
+
+BrainWorker::Robot* BrainWorker::owned(RobotId id) {
+  auto it = owners_.find(id);
+  if (it == owners_.end()) return nullptr;
+  return &brains_.at(it->second);
 }
 
 void BrainWorker::flush(std::vector<StepJob>& pending) {
@@ -145,15 +197,14 @@ void BrainWorker::flush(std::vector<StepJob>& pending) {
   // Group by (S, M): one brain call per group.
   std::map<std::pair<int, int>, std::vector<StepJob>> groups;
   for (StepJob& job : pending) {
-    auto it = robots_.find(job.id);
-    if (it == robots_.end()) {
-      // The robot was detached while its frame was queued; the session is gone or closing.
+    Robot* robot = owned(job.id);
+    if (!robot || !robot->slot) {
+      // Released or taken over while its frame was queued; the session is gone or closing.
       StepResult r;
       job.done(std::move(r));
       continue;
     }
-    const auto& v = it->second.view;
-    groups[{v.sensory_dim, v.motor_dim}].push_back(std::move(job));
+    groups[{robot->view.sensory_dim, robot->view.motor_dim}].push_back(std::move(job));
   }
   pending.clear();
   for (auto& [dims, group] : groups) run_group(group);
@@ -166,15 +217,14 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
   slots.reserve(k);
   rewards.reserve(k);
   for (const StepJob& job : group) {
-    const Robot& robot = robots_.at(job.id);
-    slots.push_back(robot.slot);
+    slots.push_back(*owned(job.id)->slot);
     sensors.insert(sensors.end(), job.sensors.begin(), job.sensors.end());
     rewards.push_back(job.reward);
   }
-  const int m = robots_.at(group.front().id).view.motor_dim;
+  const int m = owned(group.front().id)->view.motor_dim;
   std::vector<float> motors;
   bool ok = true;
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = SteadyClock::now();
   try {
     motors = engine_.step_group(slots, sensors, rewards);
     if (motors.size() != k * static_cast<size_t>(m)) {
@@ -186,23 +236,22 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     ok = false;
     motors.assign(k * m, 0.0f);
     for (const StepJob& job : group) {
-      stats_.error(kCodeBrainProcessing, robots_.at(job.id).view.key, e.what());
+      stats_.error(kCodeBrainProcessing, owned(job.id)->view.key, e.what());
     }
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
   brain_calls_.fetch_add(1);
   frames_stepped_.fetch_add(k);
   brain_us_.fetch_add(static_cast<uint64_t>(ms * 1000.0));
 
   for (size_t i = 0; i < k; ++i) {
     StepJob& job = group[i];
-    Robot& robot = robots_.at(job.id);
+    Robot& robot = *owned(job.id);
     StepResult r;
     r.ok = ok;
     r.motors.assign(motors.begin() + i * m, motors.begin() + (i + 1) * m);
     for (float& v : r.motors) v = safe_motor(v);
-    r.cycle = engine_.cycle(robot.slot);
+    r.cycle = engine_.cycle(*robot.slot);
     robot.view.cycle = r.cycle;
     robot.view.session_cycles += 1;
     robot.brain_ms_total += ms / k;
@@ -214,10 +263,12 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.last_latency_ms = std::chrono::duration<double, std::milli>(
                                      std::chrono::steady_clock::now() - job.queued_at)
                                      .count();
+    robot.in_flight = false;
+    robot.last_active = SteadyClock::now();
     job.done(std::move(r));
     if (options_.save_every_cycles > 0 && robot.view.cycle > 0 &&
         robot.view.cycle % options_.save_every_cycles == 0) {
-      save_robot(robot);
+      queue_save(robot, /*final_save=*/false);
     }
     publish_if_wanted(robot);
   }
@@ -240,7 +291,7 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   }
   nlohmann::json line;
   try {
-    line = engine_.telemetry(robot.slot);
+    line = engine_.telemetry(*robot.slot);
     if (!line.is_object()) line = {{"brain", line}};
   } catch (const std::exception& e) {
     line = {{"telemetry_error", e.what()}};
@@ -259,112 +310,367 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   publish(v.cycle, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void BrainWorker::do_attach(AttachJob& job) {
-  AttachResult result;
-  std::string key = job.base_key;
-  for (int n = 2; active_keys_.count(key); ++n) key = job.base_key + "#" + std::to_string(n);
-  result.key = key;
-  Robot robot;
-  try {
-    robot.slot = engine_.create(key, job.sensory_dim, job.motor_dim);
-  } catch (const std::exception& e) {
-    result.error = std::string("brain creation failed: ") + e.what();
-    job.done(std::move(result));
-    return;
-  }
-  robot.view.id = next_id_++;
-  robot.view.key = key;
-  robot.view.framing = job.framing;
-  robot.view.sensory_dim = job.sensory_dim;
-  robot.view.motor_dim = job.motor_dim;
-  robot.view.connected_at = epoch_seconds();
-  if (!options_.state_dir.empty()) {
-    robot.state_path = state_path(options_.state_dir, key, engine_.state_extension());
-    if (std::filesystem::exists(robot.state_path)) {
-      try {
-        engine_.load(robot.slot, robot.state_path);
-        result.resumed = true;
-        spdlog::info("{}: resumed from {} at cycle {}", key, robot.state_path,
-                     engine_.cycle(robot.slot));
-      } catch (const std::exception& e) {
-        const std::string aside = move_aside(robot.state_path);
-        stats_.error(kCodePersistenceLoad, key,
-                     "saved state " + robot.state_path + " does not load (" + e.what() +
-                         "); moved to " + (aside.empty() ? "<rename failed>" : aside) +
-                         ", starting fresh");
-      }
+std::string BrainWorker::display_key(const BrainClaim& request) const {
+  if (request.json) return request.key;
+  const auto& policy = options_.policy;
+  auto named = policy.address_names.find(request.peer_address);
+  if (named != policy.address_names.end()) return request.key + "@" + named->second;
+  if (policy.binary_key == "address") return request.key + "@" + request.peer_address;
+  return request.key;
+}
+
+// A brain of this identity that a new handshake may take: one still loading (a client that
+// gave up waiting and retried), one whose connection is gone, or one whose connection has
+// been silent for takeover_after_s (a robot whose WiFi dropped and that came back).
+BrainWorker::Robot* BrainWorker::takeover_candidate(const std::string& base) {
+  for (auto& [entry, robot] : brains_) {
+    if (robot.base != base) continue;
+    if (!robot.slot || robot.view.id == 0) return &robot;
+    if (!robot.in_flight && seconds_since(robot.last_active) >= options_.policy.takeover_after_s) {
+      return &robot;
     }
   }
-  robot.view.cycle = engine_.cycle(robot.slot);
-  if (options_.recorder) {
-    robot.recording = options_.recorder->open(key, robot_key_hash(key), job.sensory_dim,
-                                              job.motor_dim, robot.view.cycle);
-  }
+  return nullptr;
+}
+
+void BrainWorker::answer(Robot& robot, AttachDone done, AttachResult result) {
   result.ok = true;
   result.id = robot.view.id;
-  result.cycle = robot.view.cycle;
-  active_keys_.insert(key);
-  robots_.emplace(robot.view.id, std::move(robot));
-  job.done(std::move(result));
+  result.key = robot.view.key;
+  if (robot.slot) {
+    result.cycle = engine_.cycle(*robot.slot);
+    done(std::move(result));
+  } else if (!robot.json) {
+    // Binary clients give up on a handshake after ~0.5 s: answer now, load behind it.
+    result.loading = true;
+    done(std::move(result));
+  } else {
+    robot.waiting.push_back(std::move(done));  // the reply carries the resumed cycle
+  }
+}
+
+void BrainWorker::hand_over(Robot& robot, AttachJob& job, AttachResult result) {
+  const double silent = seconds_since(robot.last_active);
+  if (robot.view.id != 0) {
+    owners_.erase(robot.view.id);
+    if (robot.on_taken_over) robot.on_taken_over();
+  }
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult superseded;
+    superseded.code = kCodeDuplicateSession;
+    superseded.error = "a newer handshake for this robot took its brain";
+    waiting(std::move(superseded));
+  }
+  robot.waiting.clear();
+  spdlog::info("{}: brain taken over by a new connection from {} (the previous one {})",
+               robot.view.key, job.request.peer_address,
+               robot.view.id == 0 ? std::string("had gone")
+               : !robot.slot      ? std::string("was still waiting for the load")
+                                  : fmt::format("was silent for {:.1f} s", silent));
+  robot.view.id = next_id_++;
+  owners_[robot.view.id] = robot.entry_number;
+  robot.view.framing = job.request.framing;
+  robot.view.connected_at = epoch_seconds();
+  robot.view.session_cycles = 0;
+  robot.brain_ms_total = 0;
+  robot.on_taken_over = std::move(job.request.on_taken_over);
+  robot.last_active = SteadyClock::now();
+  robot.in_flight = false;
+  start_recording(robot);
+  result.resumed = true;
+  answer(robot, std::move(job.done), std::move(result));
+}
+
+void BrainWorker::do_attach(AttachJob& job) {
+  const BrainClaim& req = job.request;
+  AttachResult result;
+  auto refuse = [&](int code, std::string why) {
+    result.code = code;
+    result.error = std::move(why);
+    job.done(std::move(result));
+  };
+  IdentityClaim claim;
+  claim.json = req.json;
+  claim.key = display_key(req);
+  claim.sensory_dim = req.sensory_dim;
+  claim.motor_dim = req.motor_dim;
+  claim.token = req.token;
+  const std::string base = identity_of(claim);
+  Robot* taken = takeover_candidate(base);
+  const bool in_use = std::any_of(brains_.begin(), brains_.end(),
+                                  [&](const auto& e) { return e.second.base == base; });
+  // A new brain (fresh, resumed or a twin) must fit under the cap; a takeover needs none.
+  const bool needs_brain = !taken && !(in_use && req.json);
+  if (needs_brain && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
+    return refuse(kCodeSessionLimit, "the server holds its limit of " +
+                                         std::to_string(options_.policy.max_live_brains) +
+                                         " live brains (robots.max_live_brains); try again later");
+  }
+  // Checked before anything is taken over or created: a refused claim changes nothing.
+  IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
+  if (!decision.ok) return refuse(decision.code, decision.error);
+  if (decision.store_changed && !options_.state_dir.empty()) {
+    writer_.write_identities(identities_.to_file_json().dump(2));
+  }
+  result.token = decision.issued_token;
+  if (taken) return hand_over(*taken, job, std::move(result));
+  if (in_use && req.json) {
+    return refuse(kCodeDuplicateSession,
+                  "robot_id '" + claim.key +
+                      "' is in use by a connection that is cycling; a new "
+                      "handshake takes it over once that one has been silent for " +
+                      fmt::format("{:g}", options_.policy.takeover_after_s) + " s");
+  }
+  // Binary robots that really share a key while both cycle: a twin "#2", "#3", ...
+  std::string key = claim.key, identity = base;
+  for (int n = 2; std::any_of(brains_.begin(), brains_.end(),
+                              [&](const auto& e) { return e.second.identity == identity; });
+       ++n) {
+    key = claim.key + "#" + std::to_string(n);
+    identity = base + "#" + std::to_string(n);
+  }
+  const uint64_t entry = next_entry_++;
+  Robot robot;
+  robot.entry_number = entry;
+  robot.base = base;
+  robot.identity = identity;
+  robot.json = req.json;
+  robot.view.key = key;
+  robot.view.framing = req.framing;
+  robot.view.sensory_dim = req.sensory_dim;
+  robot.view.motor_dim = req.motor_dim;
+  robot.view.connected_at = epoch_seconds();
+  robot.on_taken_over = req.on_taken_over;
+  robot.last_active = SteadyClock::now();
+  if (!options_.state_dir.empty()) {
+    robot.file = state_file_name(identity, engine_.state_extension());
+    const std::string path = (std::filesystem::path(options_.state_dir) / robot.file).string();
+    const std::string legacy = state_path(options_.state_dir, key, engine_.state_extension());
+    if (std::filesystem::exists(path) || writer_.pending(robot.file)) {
+      // A save still being written (the robot's last connection just left) is loaded once
+      // it lands, never skipped for a fresh brain that would then overwrite it.
+      robot.load_path = path;
+    } else if (std::filesystem::exists(legacy)) {
+      robot.load_path = legacy;
+      robot.legacy_file = true;
+    }
+  }
+  if (robot.load_path.empty()) {
+    try {
+      robot.slot = engine_.create(key, req.sensory_dim, req.motor_dim);
+    } catch (const std::exception& e) {
+      return refuse(kCodeInvalidCapabilities, std::string("brain creation failed: ") + e.what());
+    }
+    robot.view.cycle = engine_.cycle(*robot.slot);
+  } else {
+    const bool posted = loader_.post([this, entry, key, s = req.sensory_dim, m = req.motor_dim,
+                                      path = robot.load_path, file = robot.file] {
+      LoadedJob loaded{entry, nullptr, "", false};
+      if (loader_cancelled_) return;
+      writer_.wait_written(file);
+      if (!std::filesystem::exists(path)) {
+        loaded.missing = true;  // that last write failed: start fresh
+      } else {
+        try {
+          loaded.brain = engine_.load_detached(key, s, m, path);
+        } catch (const std::exception& e) {
+          loaded.error = e.what();
+        }
+      }
+      push(std::move(loaded));
+    });
+    if (!posted) return refuse(kCodeInvalidCapabilities, "server shutting down");
+  }
+  robot.view.id = next_id_++;
+  owners_[robot.view.id] = entry;
+  if (!robot.file.empty()) writer_.pin(robot.file);
+  Robot& placed = brains_.emplace(entry, std::move(robot)).first->second;
+  start_recording(placed);
+  result.resumed = !placed.load_path.empty();
+  answer(placed, std::move(job.done), std::move(result));
+}
+
+void BrainWorker::do_loaded(LoadedJob& job) {
+  auto it = brains_.find(job.entry);
+  if (it == brains_.end()) return;
+  Robot& robot = it->second;
+  if (job.brain) {
+    try {
+      robot.slot = engine_.adopt(std::move(job.brain));
+      spdlog::info("{}: resumed from {} at cycle {}", robot.view.key, robot.load_path,
+                   engine_.cycle(*robot.slot));
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && job.missing) {
+    robot.load_path.clear();
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && !job.missing) {
+    std::string fate;
+    if (robot.legacy_file) {
+      fate = "left in place";  // an older release's file: never ours to move
+    } else {
+      const std::string aside = move_aside(robot.load_path);
+      fate = "moved to " + (aside.empty() ? std::string("<rename failed>") : aside);
+    }
+    stats_.error(kCodePersistenceLoad, robot.view.key,
+                 "saved state " + robot.load_path + " does not load (" + job.error + "); " + fate +
+                     ", starting fresh");
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot) {
+    for (AttachDone& waiting : robot.waiting) {
+      AttachResult failed;
+      failed.code = kCodeInvalidCapabilities;
+      failed.error = "brain creation failed: " + job.error;
+      waiting(std::move(failed));
+    }
+    robot.waiting.clear();
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  robot.view.cycle = engine_.cycle(*robot.slot);
+  if (robot.view.id == 0) {
+    // Every connection that wanted it left while it loaded: the save on disk is current.
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  start_recording(robot);
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult r;
+    r.ok = true;
+    r.id = robot.view.id;
+    r.key = robot.view.key;
+    r.cycle = robot.view.cycle;
+    r.resumed = !robot.load_path.empty();
+    waiting(std::move(r));
+  }
+  robot.waiting.clear();
 }
 
 void BrainWorker::do_detach(RobotId id) {
-  auto it = robots_.find(id);
-  if (it == robots_.end()) return;
-  save_robot(it->second);
-  if (it->second.recording) it->second.recording->close();
-  try {
-    engine_.destroy(it->second.slot);
-  } catch (const std::exception& e) {
-    spdlog::error("{}: releasing the brain failed: {}", it->second.view.key, e.what());
+  auto owner = owners_.find(id);
+  if (owner == owners_.end()) return;  // taken over, or already released
+  const uint64_t entry = owner->second;
+  owners_.erase(owner);
+  Robot& robot = brains_.at(entry);
+  robot.view.id = 0;
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult gone;
+    gone.code = kCodeConnectionTimeout;
+    gone.error = "the connection closed while the brain was loading";
+    waiting(std::move(gone));
   }
-  spdlog::info("{}: released after {} cycles in this session (brain cycle {})", it->second.view.key,
-               it->second.view.session_cycles, it->second.view.cycle);
-  active_keys_.erase(it->second.view.key);
-  robots_.erase(it);
+  robot.waiting.clear();
+  // A brain still loading stays (unowned) so that a retried handshake joins the same load.
+  if (robot.slot) release(entry, /*save=*/true);
 }
 
-bool BrainWorker::save_robot(Robot& robot) {
-  if (robot.state_path.empty()) return false;
+// One recording per connection that drives a brain (--record); a takeover starts a new one.
+void BrainWorker::start_recording(Robot& robot) {
+  if (robot.recording) robot.recording->close();
+  robot.recording.reset();
+  if (!options_.recorder || !robot.slot || robot.view.id == 0) return;
+  robot.recording =
+      options_.recorder->open(robot.view.key, robot_key_hash(robot.view.key),
+                              robot.view.sensory_dim, robot.view.motor_dim, robot.view.cycle);
+}
+
+// Saves (when asked and it has a brain) and frees one entry.
+void BrainWorker::release(uint64_t entry, bool save) {
+  auto it = brains_.find(entry);
+  if (it == brains_.end()) return;
+  Robot& robot = it->second;
+  if (robot.view.id != 0) owners_.erase(robot.view.id);
+  if (robot.slot) {
+    if (save) queue_save(robot, /*final_save=*/true);
+    try {
+      engine_.destroy(*robot.slot);
+    } catch (const std::exception& e) {
+      spdlog::error("{}: releasing the brain failed: {}", robot.view.key, e.what());
+    }
+    spdlog::info("{}: released after {} cycles in this session (brain cycle {})", robot.view.key,
+                 robot.view.session_cycles, robot.view.cycle);
+  }
+  if (robot.recording) robot.recording->close();
+  for (StepJob& held : robot.held) held.done(StepResult{});  // its connection is gone
+  if (!robot.file.empty()) writer_.unpin(robot.file);
+  brains_.erase(it);
+}
+
+bool BrainWorker::queue_save(Robot& robot, bool final_save) {
+  if (robot.file.empty() || !robot.slot) return false;
   try {
-    engine_.save(robot.slot, robot.state_path);
-    saves_.fetch_add(1);
-    spdlog::debug("{}: saved cycle {} to {}", robot.view.key, robot.view.cycle, robot.state_path);
+    const auto t0 = SteadyClock::now();
+    BrainEngine::StateWriterFn snapshot = engine_.snapshot(*robot.slot);
+    robot.last_snapshot = SteadyClock::now();
+    ++robot.saving;
+    const uint64_t entry = robot.entry_number;
+    writer_.write(robot.file, robot.view.key, std::move(snapshot), final_save,
+                  [this, entry] { push(SavedJob{entry}); });
+    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread", robot.view.key,
+                  robot.view.cycle,
+                  std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
     return true;
   } catch (const std::exception& e) {
-    stats_.error(kCodePersistenceSave, robot.view.key, std::string("save failed: ") + e.what());
+    stats_.error(kCodePersistenceSave, robot.view.key,
+                 std::string("snapshot for a save failed: ") + e.what());
+    if (final_save) writer_.mark_unsaved(robot.view.key);
     return false;
   }
 }
 
 std::vector<RobotView> BrainWorker::robots() const {
   std::vector<RobotView> out;
-  for (const auto& [id, robot] : robots_) out.push_back(robot.view);
+  for (const auto& [entry, robot] : brains_) {
+    if (robot.slot && robot.view.id != 0) out.push_back(robot.view);
+  }
   return out;
 }
 
 const RobotView* BrainWorker::robot_by_key(const std::string& key) const {
-  for (const auto& [id, robot] : robots_) {
-    if (robot.view.key == key) return &robot.view;
+  for (const auto& [entry, robot] : brains_) {
+    if (robot.slot && robot.view.id != 0 && robot.view.key == key) return &robot.view;
   }
   return nullptr;
 }
 
-BrainEngine::Slot BrainWorker::slot_of(RobotId id) const { return robots_.at(id).slot; }
+BrainEngine::Slot BrainWorker::slot_of(RobotId id) const {
+  const Robot& robot = brains_.at(owners_.at(id));
+  if (!robot.slot) throw std::runtime_error(robot.view.key + ": brain still loading");
+  return *robot.slot;
+}
 
 nlohmann::json BrainWorker::save_all() {
   nlohmann::json saved = nlohmann::json::array();
+  nlohmann::json skipped = nlohmann::json::object();
   nlohmann::json failed = nlohmann::json::object();
-  for (auto& [id, robot] : robots_) {
-    if (robot.state_path.empty()) {
-      failed[robot.view.key] = "persistence is off (no state_dir)";
-    } else if (save_robot(robot)) {
-      saved.push_back(robot.view.key);
+  for (auto& [entry, robot] : brains_) {
+    if (!robot.slot || robot.view.id == 0) continue;
+    const std::string& key = robot.view.key;
+    if (robot.file.empty()) {
+      failed[key] = "persistence is off (no state_dir)";
+    } else if (robot.saving > 0 || writer_.pending(robot.file)) {
+      skipped[key] = "its previous save is still being written";
+    } else if (SteadyClock::now() - robot.last_snapshot < kMonitorSaveInterval) {
+      skipped[key] = "saved less than 10 s ago";
+    } else if (queue_save(robot, /*final_save=*/false)) {
+      saved.push_back(key);
     } else {
-      failed[robot.view.key] = "save failed (see the server log)";
+      failed[key] = "snapshot failed (see the server log)";
     }
   }
-  return {{"saved", saved}, {"failed", failed}};
+  return {{"saved", saved}, {"skipped", skipped}, {"failed", failed}};
 }
 
 }  // namespace fieldbrain::server

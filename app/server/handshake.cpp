@@ -40,8 +40,14 @@ const char* error_code_name(int code) {
       return "HANDSHAKE_TIMEOUT";
     case 2004:
       return "DUPLICATE_SESSION";
+    case 2005:
+      return "IDENTITY_REFUSED";
     case 3001:
       return "SESSION_NOT_FOUND";
+    case 3003:
+      return "SESSION_LIMIT_REACHED";
+    case 4004:
+      return "FIELD_DIMENSION_ERROR";
     case 4002:
       return "BRAIN_PROCESSING_ERROR";
     case 5001:

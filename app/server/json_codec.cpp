@@ -42,6 +42,7 @@ WireMessage JsonCodec::decode() {
     }
     WireHandshake w;
     w.identity_from_client = !hs->robot_id.empty();
+    w.json_namespace = true;
     w.identity = w.identity_from_client ? hs->robot_id
                                         : "json_" + std::to_string(hs->sensory_dim) + "s_" +
                                               std::to_string(hs->motor_dim) + "m";

@@ -1,7 +1,8 @@
 // fieldbrain-server: parses the config and flags, checks them (startup_checks.h: the brain
 // config, a trial brain on the configured device and field step, the state directory) before
 // any port opens, serves until SIGINT/SIGTERM, then answers the frames in flight, saves every
-// robot and exits 0. Bad configuration exits 2 with a message naming the key.
+// robot and exits 0. Bad configuration exits 2 with a message naming the key; a robot whose
+// final save failed makes it exit 3, naming the robot.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
@@ -54,6 +55,15 @@ int main(int argc, char** argv) {
     spdlog::info("signal {} received", received);
     server.stop();
     web_monitor.stop();
+    // A robot whose final save failed comes back older than it left: say so, and fail.
+    const auto unsaved = server.worker().unsaved();
+    if (!unsaved.empty()) {
+      std::string names;
+      for (const auto& key : unsaved) names += (names.empty() ? "" : ", ") + key;
+      spdlog::critical("final save failed for {} robot(s): {}; their latest state is lost",
+                       unsaved.size(), names);
+      return 3;
+    }
     return 0;
   } catch (const std::exception& e) {
     spdlog::critical("fieldbrain-server: {}", e.what());

@@ -14,7 +14,8 @@
 
 namespace fieldbrain::server {
 
-RobotClient::RobotClient(uint16_t port, double timeout_s, int rcvbuf) {
+RobotClient::RobotClient(uint16_t port, double timeout_s, int rcvbuf,
+                         const std::string& source_address) {
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd_ < 0) throw std::runtime_error("socket() failed");
   timeval tv{};
@@ -25,6 +26,16 @@ RobotClient::RobotClient(uint16_t port, double timeout_s, int rcvbuf) {
   if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (!source_address.empty()) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source_address.c_str(), &local.sin_addr) != 1 ||
+        ::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+      throw std::runtime_error("cannot bind the client to " + source_address);
+    }
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);

@@ -23,8 +23,10 @@ struct Frame {
 
 class RobotClient {
  public:
-  // rcvbuf > 0 sets SO_RCVBUF before connecting (a reader with a tiny window).
-  explicit RobotClient(uint16_t port, double timeout_s = 10.0, int rcvbuf = 0);
+  // rcvbuf > 0 sets SO_RCVBUF before connecting (a reader with a tiny window); a non-empty
+  // source_address ("127.0.0.2") binds the client's end there (robots on other addresses).
+  explicit RobotClient(uint16_t port, double timeout_s = 10.0, int rcvbuf = 0,
+                       const std::string& source_address = "");
   ~RobotClient();
   RobotClient(const RobotClient&) = delete;
   RobotClient& operator=(const RobotClient&) = delete;

@@ -25,6 +25,7 @@ namespace fieldbrain::server {
 struct WireHandshake {
   std::string identity;  // binary: legacy profile key; JSON: robot_id or "json_<S>s_<M>m"
   bool identity_from_client = false;  // JSON robot_id given (binary keys never are)
+  bool json_namespace = false;        // JSON ids and binary profile keys never meet (docs/robots.md)
   std::string token;                  // JSON "token" ("" when absent)
   int sensory_dim = 0;
   int motor_dim = 0;

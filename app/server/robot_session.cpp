@@ -185,6 +185,7 @@ void RobotSession::on_handshake(WireHandshake hs) {
   AttachRequest req;
   req.key = std::move(hs.identity);
   req.key_from_client = hs.identity_from_client;
+  req.json = hs.json_namespace;
   req.token = std::move(hs.token);
   req.framing = codec_->name();
   req.peer_address = peer_address_;
@@ -254,10 +255,22 @@ void RobotSession::start_attach(AttachRequest req) {
   busy_ = true;
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
-  const std::string key = req.key, framing = req.framing;
-  const int s = req.sensory_dim, m = req.motor_dim;
-  const bool queued =
-      ctx_.worker.attach(key, framing, s, m, [self, work, req = std::move(req)](AttachResult r) {
+  BrainClaim claim;
+  claim.json = req.json;
+  claim.key = req.key;
+  claim.peer_address = req.peer_address;
+  claim.framing = req.framing;
+  claim.sensory_dim = req.sensory_dim;
+  claim.motor_dim = req.motor_dim;
+  claim.token = req.token;
+  // A newer connection took this robot's brain (this one went silent): close.
+  claim.on_taken_over = [weak = std::weak_ptr<RobotSession>(self), executor = executor_] {
+    asio::post(executor, [weak] {
+      if (auto s = weak.lock()) s->close("brain taken over by a newer connection");
+    });
+  };
+  const bool queued = ctx_.worker.attach(
+      std::move(claim), [self, work, req = std::move(req)](AttachResult r) {
         asio::post(self->executor_, [self, req, r = std::move(r)] { self->on_attached(req, r); });
       });
   if (!queued) {
@@ -274,7 +287,7 @@ void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) 
     return;
   }
   if (!r.ok) {
-    refuse_handshake(kCodeInvalidCapabilities, printable(r.error, 200));
+    refuse_handshake(r.code ? r.code : kCodeInvalidCapabilities, printable(r.error, 200));
     return pump();
   }
   attached_ = true;
@@ -294,6 +307,7 @@ void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) 
   a.sensory_dim = sensory_dim_;
   a.motor_dim = motor_dim_;
   a.cycle = r.cycle;
+  a.token = r.token;
   a.caps = req.caps;
   a.gpu = ctx_.gpu;
   a.server_caps = ctx_.server_caps;

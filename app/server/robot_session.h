@@ -41,6 +41,7 @@ struct SessionContext {
 struct AttachRequest {
   std::string key;  // identity the client claims (WireHandshake::identity)
   bool key_from_client = false;
+  bool json = false;    // the JSON namespace (WireHandshake::json_namespace)
   std::string token;    // JSON identity token ("" when absent)
   std::string framing;  // codec name, for the monitor
   std::string peer_address;

@@ -14,6 +14,7 @@ WorkerOptions worker_options(const ServerConfig& c) {
   o.state_dir = c.state_dir;
   o.save_every_cycles = c.save_every_cycles;
   if (!c.record_dir.empty()) o.recorder = std::make_shared<Recorder>(c.record_dir, c.brain);
+  o.policy = c.robots;
   return o;
 }
 

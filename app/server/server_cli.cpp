@@ -56,6 +56,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
                 "push 2025-08-20 telemetry to silent monitor clients (true|false)");
   override_flag(app, "--legacy-push-after", legacy_push_after,
                 "seconds of silence that mark a 2025-08-20 monitor client");
+  std::optional<bool> require_tokens;
+  std::optional<std::string> binary_key;
+  std::optional<int> max_live_brains;
+  std::optional<int64_t> state_dir_max_bytes;
   override_flag(app, "-p,--port", port, "robot port (0 = ephemeral)");
   override_flag(app, "--monitor-port", monitor_port, "monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--state-dir", state_dir, "per-robot save directory ('' = no persistence)");
@@ -70,6 +74,11 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--log-level", log_level, "trace|debug|info|warn|error|critical|off");
   override_flag(app, "--subscriber-queue", subscriber_queue, "lines a subscriber may lag");
   override_flag(app, "--max-monitor-clients", max_monitor_clients, "monitor connections");
+  override_flag(app, "--require-tokens", require_tokens, "robots.require_tokens (true|false)");
+  override_flag(app, "--binary-key", binary_key, "robots.binary_key (profile|address)");
+  override_flag(app, "--max-live-brains", max_live_brains, "robots.max_live_brains");
+  override_flag(app, "--state-dir-max-bytes", state_dir_max_bytes,
+                "robots.state_dir_max_bytes (0 = no budget)");
   override_flag(app, "--resolution", resolution, "brain.resolution R");
   override_flag(app, "--attractor-capacity", attractor_capacity, "brain.attractor_capacity");
   override_flag(app, "--seed", seed, "brain.seed");
@@ -119,6 +128,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (max_monitor_clients) c.max_monitor_clients = *max_monitor_clients;
   if (web_port) c.web_port = *web_port;
   if (web_host) c.web_host = *web_host;
+  if (require_tokens) c.robots.require_tokens = *require_tokens;
+  if (binary_key) c.robots.binary_key = *binary_key;
+  if (max_live_brains) c.robots.max_live_brains = *max_live_brains;
+  if (state_dir_max_bytes) c.robots.state_dir_max_bytes = *state_dir_max_bytes;
   if (resolution) c.brain["resolution"] = *resolution;
   if (attractor_capacity) c.brain["attractor_capacity"] = *attractor_capacity;
   if (seed) c.brain["seed"] = *seed;

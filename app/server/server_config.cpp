@@ -58,6 +58,7 @@ const std::set<std::string>& known_keys() {
                                               "monitor_save_interval_s",
                                               "legacy_push",
                                               "legacy_push_after_s",
+                                              "robots",
                                               "brain"};
   return known;
 }
@@ -100,6 +101,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "monitor_save_interval_s", c.monitor_save_interval_s);
   read_key(j, "legacy_push", c.legacy_push);
   read_key(j, "legacy_push_after_s", c.legacy_push_after_s);
+  if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
   if (j.contains("brain")) {
     require(j.at("brain").is_object(), "brain", "must be an object");
     // Keys the file leaves out keep the server's brain defaults (field_step "fast").
@@ -135,6 +137,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"monitor_save_interval_s", c.monitor_save_interval_s},
        {"legacy_push", c.legacy_push},
        {"legacy_push_after_s", c.legacy_push_after_s},
+       {"robots", c.robots},
        {"brain", c.brain}};
 }
 
@@ -170,6 +173,7 @@ void ServerConfig::validate() const {
   require(monitor_save_interval_s >= 0, "monitor_save_interval_s", "must be >= 0");
   require(legacy_push_after_s > 0, "legacy_push_after_s", "must be > 0");
   require(brain.is_object(), "brain", "must be an object");
+  robots.validate();
 }
 
 ServerConfig load_server_config(const std::string& path) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/server/robot_policy.h"
+
 namespace fieldbrain::server {
 
 // The brain keys a config leaves out. "fast" is the step every shipped config names, so a
@@ -40,6 +42,7 @@ struct ServerConfig {
   double legacy_push_after_s = 1.0;        // silence after connect that marks such a client
   int web_port = -1;                       // web monitor (app/server/web/); -1 = off, 0 = ephemeral
   std::string web_host = "127.0.0.1";      // loopback only unless asked: the page has no login
+  RobotPolicy robots;  // identity, takeover and quotas (robot_policy.h)
   nlohmann::json brain = default_brain_config();  // BrainConfig keys
 
   // Throws std::invalid_argument naming the key when a value is out of range.

@@ -1,4 +1,4 @@
-// Where each robot's saved brain lives, and what happens to a file that does not load.
+// Where each robot's saved brain lives, and what happens to files that must not stay.
 #pragma once
 
 #include <cstdint>
@@ -6,14 +6,28 @@
 
 namespace fieldbrain::server {
 
-// "<dir>/<safe key><ext>". Characters outside [A-Za-z0-9._-] become '_'; when that changed
-// the key, a hash of the original is appended so "a/b" and "a_b" never share a file.
+// The file name of a robot's save: "<readable part>-<digest><ext>", where the digest is 20 hex
+// digits (80 bits) of SHA-256 over the exact identity ("json:a/b", "bin:picarx_12s_6m"), so
+// two identities never share a file ("a/b" and "a_b" differ in the digest even though their
+// readable parts are both "json_a_b"). The readable part is the identity with characters
+// outside [A-Za-z0-9._-] replaced by '_', cut to 48 characters, for people listing the dir.
+std::string state_file_name(const std::string& identity, const std::string& ext);
+
+// The file name releases before this one used: "<dir>/<key with unsafe chars as '_'>[-fnv]"
+// + ext. Only read, to adopt a save made by an older server.
 std::string state_path(const std::string& dir, const std::string& robot_key,
                        const std::string& ext);
 
 // Renames a file that failed to load to "<path>.corrupt-<unix time>[-n]" so the robot can
 // start fresh without losing the evidence. Returns the new path ("" if the rename failed).
 std::string move_aside(const std::string& path);
+
+// Deletes the "*.tmp-*" files a killed server left behind (an interrupted atomic write) in
+// `dir`; returns how many. Called once at start-up, before anything writes there.
+int remove_stale_temps(const std::string& dir);
+
+// Lower-case hex SHA-256 of `text`.
+std::string sha256_hex(const std::string& text);
 
 // FNV-1a 64 of the key: the robot's generator seed (stable across runs and platforms).
 uint64_t robot_key_hash(const std::string& robot_key);

@@ -2,11 +2,9 @@
 
 #include <ATen/Parallel.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
-#include <thread>
 
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
@@ -16,6 +14,11 @@
 namespace fieldbrain::server {
 namespace {
 
+struct DetachedFieldBrain final : BrainEngine::Detached {
+  explicit DetachedFieldBrain(FieldBrain b) : brain(std::move(b)) {}
+  FieldBrain brain;
+};
+
 class FieldBrainEngine final : public BrainEngine {
  public:
   explicit FieldBrainEngine(BrainConfig base) : base_(std::move(base)) {
@@ -23,11 +26,11 @@ class FieldBrainEngine final : public BrainEngine {
     // Every tick creates the same tensors: serve them from a pool, so that steady-state ticks
     // make no malloc and fault in no fresh pages (brain/ops/caching_allocator.h).
     ops::CachingCpuAllocator::install();
-    // LibTorch starts with one intra-op thread here (OpenMP reports 1); the brain worker is the
-    // only heavy thread, so let it use every core unless the user chose with OMP_NUM_THREADS.
-    if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-      at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    }
+    // One intra-op thread unless OMP_NUM_THREADS says otherwise: one per core was measured to
+    // make cycles 5-40x slower on a 2-core machine with anything else running (the threads
+    // wait on each other; README "Serving real robots"), and the server has a loader and a
+    // writer thread beside the brain thread. Robots are parallel across ticks, not inside one.
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(1);
   }
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {
@@ -73,6 +76,39 @@ class FieldBrainEngine final : public BrainEngine {
   void load(Slot slot, const std::string& path) override {
     torch::NoGradGuard no_grad;
     brain(slot)->load(path);
+  }
+
+  // A whole FieldBrain of its own, built and loaded on the calling thread: nothing is shared
+  // with the brains being stepped (the allocator pool is thread-safe).
+  std::unique_ptr<Detached> load_detached(const std::string& robot_key, int sensory_dim,
+                                          int motor_dim, const std::string& path) override {
+    torch::NoGradGuard no_grad;
+    BrainConfig c = base_;
+    c.sensory_dim = sensory_dim;
+    c.motor_dim = motor_dim;
+    c.validate();
+    FieldBrain b(c, std::vector<uint64_t>{robot_key_hash(robot_key)});
+    b->load(path);
+    return std::make_unique<DetachedFieldBrain>(std::move(b));
+  }
+
+  Slot adopt(std::unique_ptr<Detached> detached) override {
+    auto* d = dynamic_cast<DetachedFieldBrain*>(detached.get());
+    if (!d) throw std::invalid_argument("adopt: not a brain of this engine");
+    const Slot slot = next_slot_++;
+    brains_.emplace(slot, std::move(d->brain));
+    return slot;
+  }
+
+  // No copy: the writer saves the live brain, which the worker does not step until the
+  // writer is done (brain_engine.h), so the brain thread spends nothing on it. The handle
+  // keeps the brain alive if the slot is destroyed meanwhile (a robot that left).
+  StateWriterFn snapshot(Slot slot) override {
+    FieldBrain held = brain(slot);
+    return [held](const std::string& path) {
+      torch::NoGradGuard no_grad;
+      held->save(path);
+    };
   }
 
   nlohmann::json telemetry(Slot slot) override {

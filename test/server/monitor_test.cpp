@@ -5,8 +5,10 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "app/server/robot_client.h"
+#include "app/server/state_files.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 
@@ -83,7 +85,12 @@ TEST_CASE("the monitor answers the legacy commands with the legacy envelope", "[
   CHECK(bad_slice["status"] == "error");
   auto saved = ask(m, "save");
   CHECK(saved["data"]["saved"] == nlohmann::json::array({"picarx_12s_6m"}));
-  CHECK(std::filesystem::exists(dir / "picarx_12s_6m.toy"));
+  // The state writer thread writes it: wait (bounded).
+  const auto saved_file = dir / state_file_name("bin:picarx_12s_6m", ".toy");
+  for (int i = 0; i < 500 && !std::filesystem::exists(saved_file); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(std::filesystem::exists(saved_file));
 
   // Several commands in one packet are several commands (ef2bdb8 merged them into one).
   m.send_text("ping\nping\n");

@@ -17,12 +17,12 @@
 
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
+#include "app/server/state_files.h"
 #include "app/server/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/loopback_peer.h"
+#include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
-
-extern char** environ;
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -72,53 +72,14 @@ struct JsonRobot {
   nlohmann::json handshake;
 };
 
-// The server executable as a child process; killed (SIGKILL) if still running at the end.
-struct ServerProcess {
-  ServerProcess(uint16_t port, const fs::path& state_dir, int save_every) {
-    std::vector<std::string> args = {FIELDBRAIN_SERVER_EXE,
-                                     "--host",
-                                     "127.0.0.1",
-                                     "--port",
-                                     std::to_string(port),
-                                     "--monitor-port",
-                                     "-1",
-                                     "--state-dir",
-                                     state_dir.string(),
-                                     "--save-every",
-                                     std::to_string(save_every),
-                                     "--resolution",
-                                     "8",
-                                     "--attractor-capacity",
-                                     "4",
-                                     "--seed",
-                                     "7",
-                                     "--log-level",
-                                     "warn"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid = -1;
-  }
-  ~ServerProcess() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  }
-  // Waits (bounded) for the process to exit; returns its exit status or -1.
-  int wait_exit(double timeout_s) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (std::chrono::steady_clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-  pid_t pid = -1;
+// The server executable as a child process (test/server/server_process.h).
+struct ServerProcess : ChildProcess {
+  ServerProcess(uint16_t port, const fs::path& state_dir, int save_every)
+      : ChildProcess({FIELDBRAIN_SERVER_EXE, "--host", "127.0.0.1", "--port",
+                      std::to_string(port), "--monitor-port", "-1", "--state-dir",
+                      state_dir.string(), "--save-every", std::to_string(save_every),
+                      "--resolution", "8", "--attractor-capacity", "4", "--seed", "7",
+                      "--require-tokens", "false", "--log-level", "warn"}) {}
 };
 
 std::unique_ptr<JsonRobot> connect_with_retry(uint16_t port, const std::string& id) {
@@ -227,7 +188,7 @@ TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") 
   ::kill(proc.pid, sig);
   CHECK(robot->c.wait_closed(20.0));
   CHECK(proc.wait_exit(30.0) == 0);
-  CHECK(fs::exists(dir / "term.pt"));
+  CHECK(fs::exists(dir / state_file_name("json:term", ".pt")));
   BrainServer srv([&] {
     ServerConfig c = test_config();
     c.state_dir = dir.string();

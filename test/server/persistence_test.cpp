@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "app/server/robot_client.h"
+#include "app/server/state_files.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/toy_engine.h"
 
@@ -74,7 +76,8 @@ TEST_CASE("a corrupt save is moved aside and the robot starts fresh", "[server]"
   auto dir = fresh_dir("fieldbrain-corrupt-test");
   fs::create_directories(dir);
   {
-    std::ofstream(dir / "wreck.toy") << "{\"s\": 4, \"m\": 3, \"cyc";  // truncated
+    std::ofstream(dir / state_file_name("json:wreck", ".toy"))
+        << "{\"s\": 4, \"m\": 3, \"cyc";  // truncated
   }
   ServerConfig c = test_config();
   c.state_dir = dir.string();
@@ -85,7 +88,8 @@ TEST_CASE("a corrupt save is moved aside and the robot starts fresh", "[server]"
   CHECK(motors.size() == 3);
   bool moved = false;
   for (const auto& e : fs::directory_iterator(dir)) {
-    moved = moved || e.path().filename().string().rfind("wreck.toy.corrupt-", 0) == 0;
+    moved = moved || e.path().filename().string().rfind(
+                         state_file_name("json:wreck", ".toy") + ".corrupt-", 0) == 0;
   }
   CHECK(moved);
   CHECK(srv.server->stats().errors_with_code(kCodePersistenceLoad) == 1);
@@ -104,9 +108,19 @@ TEST_CASE("periodic saves happen every N cycles", "[server]") {
   RobotClient robot(srv.port());
   REQUIRE(robot.handshake(Framing::B, {1, 4, 3, 2, 0}).has_value());
   for (int i = 0; i < 35; ++i) REQUIRE(robot.exchange(Framing::B, sensors_at(i)).has_value());
-  CHECK(srv.server->worker().saves() == 3);
-  auto saved = nlohmann::json::parse(std::ifstream(dir / "generic_4s_3m.toy"));
-  CHECK(saved["cycle"] == 30);
+  // Saves are written by the state writer thread, which keeps only the newest of the
+  // snapshots it has not begun: wait (bounded) for the one of cycle 30.
+  const auto file = dir / state_file_name("bin:generic_4s_3m", ".toy");
+  auto saved_cycle = [&] {
+    auto j = nlohmann::json::parse(std::ifstream(file), nullptr, false);
+    return j.is_object() ? j.value("cycle", -1) : -1;
+  };
+  for (int i = 0; i < 500 && saved_cycle() != 30; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(saved_cycle() == 30);
+  CHECK(srv.server->worker().saves() >= 1);
+  CHECK(srv.server->worker().saves() <= 3);
   {
     std::error_code ignored;  // a save may still be landing; leftovers are harmless
     fs::remove_all(dir, ignored);

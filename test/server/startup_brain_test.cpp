@@ -2,7 +2,6 @@
 // any port opens, with an exit code != 0 and a message naming the key; a server started
 // without a config runs the "fast" step the shipped configs name.
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 
 #include "test/server/fresh_dir.h"
 #include "test/server/loopback_peer.h"
+#include "test/server/server_process.h"
 
 using namespace fieldbrain::server::testing;
 
@@ -98,12 +98,8 @@ TEST_CASE("running out of file descriptors backs off and logs once per interval"
                              "' --host 127.0.0.1 --port " + std::to_string(port) +
                              " --monitor-port -1 --resolution 8 --state-dir '' > '" + log +
                              "' 2>&1";
-  std::vector<std::string> args = {"/bin/sh", "-c", script};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  REQUIRE(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, argv.data(), environ) == 0);
+  ChildProcess proc({"/bin/sh", "-c", script});
+  REQUIRE(proc.pid > 0);
   std::vector<std::unique_ptr<LoopbackPeer>> peers;
   for (int i = 0; i < 300 && peers.empty(); ++i) {
     try {
@@ -118,8 +114,8 @@ TEST_CASE("running out of file descriptors backs off and logs once per interval"
     peers.push_back(std::make_unique<LoopbackPeer>("127.0.0.1", static_cast<uint16_t>(port)));
   }
   std::this_thread::sleep_for(std::chrono::seconds(3));
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  ::kill(proc.pid, SIGKILL);
+  proc.wait_exit(5);
   std::ifstream in(log);
   size_t lines = 0, failures = 0;
   for (std::string line; std::getline(in, line);) {

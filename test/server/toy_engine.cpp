@@ -57,26 +57,61 @@ std::vector<float> ToyEngine::step_group(const std::vector<Slot>& slots,
 
 int64_t ToyEngine::cycle(Slot slot) const { return robots_.at(slot).cycle; }
 
-void ToyEngine::save(Slot slot, const std::string& path) {
-  const Robot& r = robots_.at(slot);
+void ToyEngine::write_state(const Robot& r, const std::string& path) const {
+  if (save_delay_ms.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(save_delay_ms.load()));
+  }
+  if (fail_saves.load()) throw std::runtime_error("toy disk is full");
   nlohmann::json j = {{"s", r.s}, {"m", r.m}, {"cycle", r.cycle}, {"trace", r.trace}};
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
     out << j.dump();
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
   }
-  std::rename(tmp.c_str(), path.c_str());
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);
 }
 
-void ToyEngine::load(Slot slot, const std::string& path) {
+ToyEngine::Robot ToyEngine::read_state(const std::string& path, int s, int m) {
   std::ifstream in(path);
   nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  Robot& r = robots_.at(slot);
-  if (j.is_discarded() || !j.is_object() || j.value("s", -1) != r.s || j.value("m", -1) != r.m) {
+  if (j.is_discarded() || !j.is_object() || j.value("s", -1) != s || j.value("m", -1) != m) {
     throw std::runtime_error("toy state file is corrupt or for other sizes");
   }
+  Robot r;
+  r.s = s;
+  r.m = m;
   r.cycle = j.at("cycle").get<int64_t>();
   r.trace = j.at("trace").get<std::vector<float>>();
+  return r;
+}
+
+void ToyEngine::save(Slot slot, const std::string& path) { write_state(robots_.at(slot), path); }
+
+void ToyEngine::load(Slot slot, const std::string& path) {
+  Robot& r = robots_.at(slot);
+  r = read_state(path, r.s, r.m);
+}
+
+std::unique_ptr<BrainEngine::Detached> ToyEngine::load_detached(const std::string&,
+                                                                 int sensory_dim, int motor_dim,
+                                                                 const std::string& path) {
+  if (load_delay_ms.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(load_delay_ms.load()));
+  }
+  auto d = std::make_unique<DetachedRobot>();
+  d->robot = read_state(path, sensory_dim, motor_dim);
+  return d;
+}
+
+BrainEngine::Slot ToyEngine::adopt(std::unique_ptr<Detached> brain) {
+  robots_[next_] = dynamic_cast<DetachedRobot&>(*brain).robot;
+  return next_++;
+}
+
+BrainEngine::StateWriterFn ToyEngine::snapshot(Slot slot) {
+  Robot copy = robots_.at(slot);
+  return [this, copy](const std::string& path) { write_state(copy, path); };
 }
 
 nlohmann::json ToyEngine::telemetry(Slot slot) {
@@ -111,6 +146,7 @@ ServerConfig test_config() {
   // A test's monitor client may sit silent while a robot cycles: no 2025-08-20 push unless a
   // test asks for it.
   c.legacy_push = false;
+  c.robots.require_tokens = false;  // the identity tests turn protection on
   return c;
 }
 

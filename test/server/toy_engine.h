@@ -23,6 +23,10 @@ class ToyEngine : public BrainEngine {
   int64_t cycle(Slot slot) const override;
   void save(Slot slot, const std::string& path) override;
   void load(Slot slot, const std::string& path) override;
+  std::unique_ptr<Detached> load_detached(const std::string& robot_key, int sensory_dim,
+                                          int motor_dim, const std::string& path) override;
+  Slot adopt(std::unique_ptr<Detached> brain) override;
+  StateWriterFn snapshot(Slot slot) override;
   nlohmann::json telemetry(Slot slot) override;
   nlohmann::json field_slice(Slot slot, int64_t channel, int64_t z) override;
   nlohmann::json describe() const override;
@@ -32,6 +36,9 @@ class ToyEngine : public BrainEngine {
   std::atomic<int> delay_ms{0};           // sleep per step_group call
   std::atomic<int> fail_on_sensor{-999};  // throw when sensor[0] equals this
   std::atomic<uint64_t> calls{0};
+  std::atomic<int> save_delay_ms{0};  // a slow disk: sleep per save written
+  std::atomic<int> load_delay_ms{0};  // a big save: sleep per load
+  std::atomic<bool> fail_saves{false};
 
   // The motors the toy computes for a trace, for tests that predict a reply.
   static std::vector<float> motors_for(const std::vector<float>& trace, int motor_dim);
@@ -42,6 +49,11 @@ class ToyEngine : public BrainEngine {
     int64_t cycle = 0;
     std::vector<float> trace;
   };
+  struct DetachedRobot : Detached {
+    Robot robot;
+  };
+  void write_state(const Robot& r, const std::string& path) const;
+  static Robot read_state(const std::string& path, int s, int m);
   std::map<Slot, Robot> robots_;
   Slot next_ = 1;
 };

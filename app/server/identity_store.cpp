@@ -1,0 +1,138 @@
+#include "app/server/identity_store.h"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "app/server/handshake.h"
+#include "app/server/state_files.h"
+
+namespace fieldbrain::server {
+
+void IdentityStore::open(const std::string& dir) {
+  records_.clear();
+  if (dir.empty()) return;
+  const auto path = std::filesystem::path(dir) / kFileName;
+  if (!std::filesystem::exists(path)) return;
+  std::ifstream in(path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto bad = [&](const std::string& why) {
+    return std::runtime_error(path.string() + " " + why +
+                              "; restore it from a backup, or delete it to forget every "
+                              "robot's token");
+  };
+  if (j.is_discarded() || !j.is_object()) throw bad("is not valid JSON");
+  if (j.value("version", 0) != 1) throw bad("has an unknown version");
+  const auto robots = j.find("robots");
+  if (robots == j.end() || !robots->is_object()) throw bad("has no \"robots\" object");
+  for (auto it = robots->begin(); it != robots->end(); ++it) {
+    try {
+      IdentityRecord r;
+      r.sensory_dim = it->at("sensory_dim").get<int>();
+      r.motor_dim = it->at("motor_dim").get<int>();
+      r.token_sha256 = it->value("token_sha256", "");
+      records_[it.key()] = r;
+    } catch (const nlohmann::json::exception& e) {
+      throw bad("has a bad record for '" + it.key() + "' (" + e.what() + ")");
+    }
+  }
+}
+
+const IdentityRecord* IdentityStore::find(const std::string& identity) const {
+  auto it = records_.find(identity);
+  return it == records_.end() ? nullptr : &it->second;
+}
+
+void IdentityStore::put(const std::string& identity, IdentityRecord record) {
+  records_[identity] = std::move(record);
+}
+
+nlohmann::json IdentityStore::to_file_json() const {
+  nlohmann::json robots = nlohmann::json::object();
+  for (const auto& [identity, r] : records_) {
+    nlohmann::json entry = {{"sensory_dim", r.sensory_dim}, {"motor_dim", r.motor_dim}};
+    if (!r.token_sha256.empty()) entry["token_sha256"] = r.token_sha256;
+    robots[identity] = entry;
+  }
+  return {{"version", 1}, {"robots", robots}};
+}
+
+std::string identity_of(const IdentityClaim& claim) {
+  return (claim.json ? "json:" : "bin:") + claim.key;
+}
+
+std::string new_token() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("no random bytes (OpenSSL)");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+IdentityDecision decide_identity(IdentityStore& store, const RobotPolicy& policy,
+                                 const IdentityClaim& claim) {
+  IdentityDecision d;
+  const std::string identity = identity_of(claim);
+  const IdentityRecord* record = store.find(identity);
+  const bool protect = claim.json && policy.require_tokens;
+  std::string expected;  // SHA-256 of the token this claim must carry
+  if (protect) {
+    auto provisioned = policy.tokens.find(claim.key);
+    if (provisioned != policy.tokens.end()) {
+      expected = sha256_hex(provisioned->second);
+    } else if (record) {
+      expected = record->token_sha256;
+    }
+  }
+  if (!expected.empty()) {
+    const std::string sent = claim.token.empty() ? std::string() : sha256_hex(claim.token);
+    if (sent.size() != expected.size() ||
+        CRYPTO_memcmp(sent.data(), expected.data(), expected.size()) != 0) {
+      d.code = kCodeIdentityRefused;
+      d.error = claim.token.empty()
+                    ? "robot_id '" + claim.key +
+                          "' is registered: send its \"token\" (given in the first handshake "
+                          "reply)"
+                    : "wrong token for robot_id '" + claim.key + "'";
+      return d;
+    }
+  }
+  if (record &&
+      (record->sensory_dim != claim.sensory_dim || record->motor_dim != claim.motor_dim)) {
+    d.code = kCodeDimensionMismatch;
+    d.error = "'" + claim.key + "' has a saved brain for " + std::to_string(record->sensory_dim) +
+              " sensors and " + std::to_string(record->motor_dim) + " motors, not " +
+              std::to_string(claim.sensory_dim) + " and " + std::to_string(claim.motor_dim) +
+              "; the save is kept (use another robot_id for other sizes)";
+    return d;
+  }
+  d.ok = true;
+  if (!record) {
+    IdentityRecord fresh;
+    fresh.sensory_dim = claim.sensory_dim;
+    fresh.motor_dim = claim.motor_dim;
+    if (protect && expected.empty()) {
+      d.issued_token = new_token();
+      fresh.token_sha256 = sha256_hex(d.issued_token);
+    }
+    store.put(identity, fresh);
+    d.store_changed = true;
+  } else if (protect && expected.empty()) {
+    // A record made while tokens were off: the first claim now protects it.
+    IdentityRecord updated = *record;
+    d.issued_token = new_token();
+    updated.token_sha256 = sha256_hex(d.issued_token);
+    store.put(identity, updated);
+    d.store_changed = true;
+  }
+  return d;
+}
+
+}  // namespace fieldbrain::server

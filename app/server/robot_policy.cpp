@@ -1,0 +1,75 @@
+#include "app/server/robot_policy.h"
+
+#include <set>
+#include <stdexcept>
+
+namespace fieldbrain::server {
+namespace {
+
+template <typename T>
+void read_policy_key(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("config key 'robots.") + key + "': " + e.what());
+  }
+}
+
+void require_policy(bool ok, const char* key, const std::string& what) {
+  if (!ok) throw std::invalid_argument(std::string("config key 'robots.") + key + "' " + what);
+}
+
+}  // namespace
+
+void from_json(const nlohmann::json& j, RobotPolicy& p) {
+  if (!j.is_object()) throw std::invalid_argument("config key 'robots' must be an object");
+  static const std::set<std::string> known = {
+      "require_tokens",   "tokens",          "binary_key",         "address_names",
+      "takeover_after_s", "max_live_brains", "state_dir_max_bytes"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!known.count(it.key())) {
+      throw std::invalid_argument("unknown config key 'robots." + it.key() + "'");
+    }
+  }
+  read_policy_key(j, "require_tokens", p.require_tokens);
+  read_policy_key(j, "tokens", p.tokens);
+  read_policy_key(j, "binary_key", p.binary_key);
+  read_policy_key(j, "address_names", p.address_names);
+  read_policy_key(j, "takeover_after_s", p.takeover_after_s);
+  read_policy_key(j, "max_live_brains", p.max_live_brains);
+  read_policy_key(j, "state_dir_max_bytes", p.state_dir_max_bytes);
+}
+
+void to_json(nlohmann::json& j, const RobotPolicy& p) {
+  // Provisioned tokens are secrets: --print-config shows which ids have one, not the token.
+  nlohmann::json tokens = nlohmann::json::object();
+  for (const auto& [id, token] : p.tokens) tokens[id] = "<provisioned>";
+  j = {{"require_tokens", p.require_tokens},
+       {"tokens", tokens},
+       {"binary_key", p.binary_key},
+       {"address_names", p.address_names},
+       {"takeover_after_s", p.takeover_after_s},
+       {"max_live_brains", p.max_live_brains},
+       {"state_dir_max_bytes", p.state_dir_max_bytes}};
+}
+
+void RobotPolicy::validate() const {
+  require_policy(binary_key == "profile" || binary_key == "address", "binary_key",
+                 "must be \"profile\" or \"address\"");
+  for (const auto& [id, token] : tokens) {
+    require_policy(!id.empty() && id.size() <= 128, "tokens", "ids must have 1..128 characters");
+    require_policy(token.size() >= 8 && token.size() <= 256, "tokens",
+                   "entry '" + id + "' must be a token of 8..256 characters");
+  }
+  for (const auto& [address, name] : address_names) {
+    require_policy(!name.empty() && name.size() <= 64, "address_names",
+                   "entry '" + address + "' must name the robot in 1..64 characters");
+  }
+  require_policy(takeover_after_s > 0, "takeover_after_s", "must be > 0");
+  require_policy(max_live_brains >= 1, "max_live_brains", "must be >= 1");
+  require_policy(state_dir_max_bytes >= 0, "state_dir_max_bytes", "must be >= 0 (0 = no budget)");
+}
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,194 @@
+// With the real brain: a handshake for a big (R = 32) save is answered at once while the save
+// loads on the loader thread, and retries join that load (issue 15 item 2); SIGTERM with a
+// final save that fails exits non-zero and names the robot (issue 12 item 5).
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "app/server/robot_client.h"
+#include "app/server/server.h"
+#include "app/server/state_files.h"
+#include "app/server/torch_brain_engine.h"
+#include "test/server/fresh_dir.h"
+#include "test/server/json_robot.h"
+#include "test/server/loopback_peer.h"
+#include "test/server/server_process.h"
+#include "test/server/toy_engine.h"
+
+using namespace fieldbrain::server;
+using namespace fieldbrain::server::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RealBrainServer {
+  explicit RealBrainServer(ServerConfig c) {
+    spdlog::set_level(spdlog::level::off);
+    engine = make_field_brain_engine(c.brain);
+    server = std::make_unique<Server>(c, *engine);
+    server->start();
+  }
+  ~RealBrainServer() { server->stop(); }
+  std::unique_ptr<BrainEngine> engine;
+  std::unique_ptr<Server> server;
+};
+
+template <typename Pred>
+bool within(double timeout_s, Pred pred) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+double handshake_ms(uint16_t port, RobotClient& c) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto reply = c.handshake(Framing::B, {1, 12, 6, 1, 3});
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return reply && reply->values.size() == 5 && reply->values[0] == 1.0f ? ms : 1e9;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "with the real brain a handshake for a big save is answered at once and retries "
+    "leave one brain",
+    "[server]") {
+  auto dir = fresh_dir("fieldbrain-big-save");
+  ServerConfig c = test_config();
+  c.state_dir = dir.string();
+  c.brain = {{"resolution", 32}, {"seed", 7}, {"field_step", "fast"}};
+  RealBrainServer srv(c);
+  const std::vector<float> sensors(12, 0.5f);
+  {
+    RobotClient picarx(srv.server->port(), 60.0);
+    REQUIRE(picarx.handshake(Framing::B, {1, 12, 6, 1, 3}).has_value());
+    for (int i = 0; i < 2; ++i) REQUIRE(picarx.exchange(Framing::B, sensors).has_value());
+  }
+  REQUIRE(within(60, [&] { return srv.server->worker().saves() == 1; }));
+  const auto save = dir / state_file_name("bin:picarx_12s_6m", ".pt");
+  REQUIRE(fs::exists(save));
+  const auto bytes = fs::file_size(save);
+  CHECK(bytes > 50'000'000);  // the R = 32 class of save (attractor bank included)
+
+  // The client gives up after ~0.5 s and retries: three handshakes, each answered at once.
+  std::vector<double> ms;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    RobotClient gives_up(srv.server->port(), 10.0);
+    ms.push_back(handshake_ms(srv.server->port(), gives_up));
+  }
+  RobotClient stays(srv.server->port(), 60.0);
+  ms.push_back(handshake_ms(srv.server->port(), stays));
+  std::cout << "handshake for a " << bytes / 1e6 << " MB save answered in";
+  for (double m : ms) std::cout << " " << m << " ms";
+  std::cout << "\n";
+  for (double m : ms) CHECK(m < 500);
+  REQUIRE(within(60, [&] { return robot_keys(*srv.server).size() == 1; }));
+  CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_12s_6m"});
+  CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.live_brains(); }) == 1);
+  REQUIRE(stays.exchange(Framing::B, sensors).has_value());
+  CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.robots().at(0).cycle; }) == 3);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".pt";
+  CHECK(files == 1);  // no twin saves
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the robot", "[server]") {
+  auto dir = fresh_dir("fieldbrain-failing-save");
+  const auto log = fs::temp_directory_path() / "fieldbrain-failing-save.log";
+  const uint16_t port = free_loopback_port();
+  ChildProcess proc({FIELDBRAIN_SERVER_EXE, "--host", "127.0.0.1", "--port", std::to_string(port),
+                     "--monitor-port", "-1", "--state-dir", dir.string(), "--save-every", "0",
+                     "--resolution", "8", "--attractor-capacity", "4", "--log-level", "warn"},
+                    log.string());
+  REQUIRE(proc.pid > 0);
+  std::unique_ptr<RobotClient> robot;
+  REQUIRE(within(30, [&] {
+    try {
+      robot = std::make_unique<RobotClient>(port, 30.0);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
+  REQUIRE(json_handshake(*robot, "doomed", 6, 3).value()["type"] == "handshake");
+  for (int i = 0; i < 3; ++i) REQUIRE(json_step(*robot, std::vector<float>(6, 0.25f)));
+  // The disk goes away under the server: its state dir becomes a plain file.
+  const auto moved = fs::path(dir.string() + "-gone");
+  fs::remove_all(moved);
+  fs::rename(dir, moved);
+  std::ofstream(dir) << "not a directory";
+  ::kill(proc.pid, SIGTERM);
+  const int status = proc.wait_exit(30.0);
+  CHECK(status != 0);
+  CHECK(status != -1);
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  INFO(text.str());
+  CHECK(text.str().find("final save failed") != std::string::npos);
+  CHECK(text.str().find("doomed") != std::string::npos);
+  std::error_code ignored;
+  fs::remove(dir, ignored);
+  fs::remove_all(moved, ignored);
+  fs::remove(log, ignored);
+}
+
+TEST_CASE("with the real brain a storm of monitor saves leaves a cycling robot its rate",
+          "[server]") {
+  auto dir = fresh_dir("fieldbrain-real-save-storm");
+  ServerConfig c = test_config();
+  c.state_dir = dir.string();
+  c.brain = {{"resolution", 16}, {"seed", 7}, {"field_step", "fast"}};
+  RealBrainServer srv(c);
+  std::atomic<bool> stop{false};
+  std::atomic<int> cycles{0};
+  std::thread robot([&] {
+    RobotClient r(srv.server->port(), 30.0);
+    if (!r.handshake(Framing::B, {1, 12, 6, 1, 3})) return;
+    while (!stop && r.exchange(Framing::B, std::vector<float>(12, 0.5f))) ++cycles;
+  });
+  auto count_over = [&](double seconds) {
+    const int before = cycles.load();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return cycles.load() - before;
+  };
+  // Past the first cycles (the allocator pool and LibTorch's threads warm up).
+  REQUIRE(within(60, [&] { return cycles.load() > 100; }));
+  const int calm = count_over(2.0);
+  std::atomic<bool> storm_on{true};
+  std::atomic<int> requests{0};
+  std::thread storm([&] {
+    RobotClient m(srv.server->monitor_port());
+    while (storm_on) {
+      m.send_text("save\n");
+      if (!m.read_line()) break;
+      ++requests;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const int stormy = count_over(2.0);
+  storm_on = false;
+  storm.join();
+  stop = true;
+  robot.join();
+  INFO(calm << " cycles in 2 s without saves, " << stormy << " during " << requests.load()
+            << " save requests");
+  CHECK(requests.load() > 10);
+  CHECK(stormy >= 0.8 * calm);
+  CHECK(srv.server->worker().saves() >= 1);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}

@@ -42,7 +42,7 @@ class CapturedLog {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
-std::string json_handshake(const std::string& id, int s, int m) {
+std::string json_handshake_line(const std::string& id, int s, int m) {
   nlohmann::json j = {
       {"type", "handshake"}, {"robot_id", id}, {"sensory_dim", s}, {"motor_dim", m}};
   return j.dump() + "\n";
@@ -98,7 +98,7 @@ TEST_CASE("a robot that never reads its replies is paused at its byte limit, mem
 TEST_CASE("a flood of malformed JSON lines is disconnected after max_bad_frames", "[server]") {
   ToyServer srv;  // max_bad_frames = 5
   LoopbackPeer c("127.0.0.1", srv.port());
-  c.send_all(json_handshake("flooder", 2, 1));
+  c.send_all(json_handshake_line("flooder", 2, 1));
   const size_t sent = c.flood("{not json at all\n", 400 * 1024);
   INFO("sent " << sent << " bytes");
   CHECK(c.closed_within(5.0));
@@ -111,7 +111,7 @@ TEST_CASE("a connection that sends only blank lines is closed", "[server]") {
   ToyServer srv;
   SECTION("robot port, after a JSON handshake") {
     LoopbackPeer c("127.0.0.1", srv.port());
-    c.send_all(json_handshake("blank", 2, 1));
+    c.send_all(json_handshake_line("blank", 2, 1));
     c.send_all(std::string(20, '\n'));
     CHECK(c.closed_within(3.0));
   }
@@ -131,11 +131,11 @@ TEST_CASE("a newline in robot_id or a message type cannot forge a log line", "[s
   RobotClient r(srv.port());
   // An id with a control character is refused outright: ids appear in every log line and
   // name files, so none can carry a newline into either.
-  r.send_text(json_handshake("evil\n[2001 INVALID_CAPABILITIES] forged: robot hijacked", 2, 1));
+  r.send_text(json_handshake_line("evil\n[2001 INVALID_CAPABILITIES] forged: robot hijacked", 2, 1));
   auto refused = nlohmann::json::parse(r.read_line().value());
   CHECK(refused["type"] == "error");
   CHECK(refused["code"] == 2001);
-  r.send_text(json_handshake("plain", 2, 1));
+  r.send_text(json_handshake_line("plain", 2, 1));
   auto hs = nlohmann::json::parse(r.read_line().value());
   REQUIRE(hs["accepted"] == true);
   // Client text quoted in a log line (here an unknown type) is escaped.
@@ -164,7 +164,7 @@ TEST_CASE("one connection cannot write the log faster than log_lines_per_minute"
   ToyServer srv(c);
   spdlog::set_level(spdlog::level::info);
   RobotClient r(srv.port());
-  r.send_text(json_handshake("noisy", 2, 1));
+  r.send_text(json_handshake_line("noisy", 2, 1));
   REQUIRE(r.read_line().has_value());
   for (int i = 0; i < 200; ++i) {
     r.send_text("{nope\n");
@@ -198,7 +198,7 @@ TEST_CASE("connections are capped in total and per address", "[server]") {
   CHECK_FALSE(a1.closed_within(0.3));
   CHECK_FALSE(b1.closed_within(0.1));
   // Accepted connections work.
-  b1.send_all(json_handshake("b1", 2, 1));
+  b1.send_all(json_handshake_line("b1", 2, 1));
   CHECK_FALSE(b1.closed_within(0.3));
   CHECK(b1.received() > 0);
   SECTION("the monitor port has its own per-address cap") {

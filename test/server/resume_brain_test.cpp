@@ -71,16 +71,23 @@ TEST_CASE(
   c.brain = {{"resolution", 32}, {"seed", 7}, {"field_step", "fast"}};
   RealBrainServer srv(c);
   const std::vector<float> sensors(12, 0.5f);
+  constexpr int kFirstCycles = 8;
   {
     RobotClient picarx(srv.server->port(), 60.0);
     REQUIRE(picarx.handshake(Framing::B, {1, 12, 6, 1, 3}).has_value());
-    for (int i = 0; i < 2; ++i) REQUIRE(picarx.exchange(Framing::B, sensors).has_value());
+    // Eight rewarded cycles fill the eight attractor slots (a copy of the field each): the
+    // largest save an R = 32 robot can have.
+    std::vector<float> rewarded = sensors;
+    rewarded.push_back(1.0f);
+    for (int i = 0; i < kFirstCycles; ++i) {
+      REQUIRE(picarx.exchange(Framing::B, rewarded).has_value());
+    }
   }
   REQUIRE(within(60, [&] { return srv.server->worker().saves() == 1; }));
   const auto save = dir / state_file_name("bin:picarx_12s_6m", ".pt");
   REQUIRE(fs::exists(save));
   const auto bytes = fs::file_size(save);
-  CHECK(bytes > 50'000'000);  // the R = 32 class of save (attractor bank included)
+  CHECK(bytes > 70'000'000);  // the R = 32 class of save, every attractor slot live
 
   // The client gives up after ~0.5 s and retries: three handshakes, each answered at once.
   std::vector<double> ms;
@@ -98,7 +105,8 @@ TEST_CASE(
   CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_12s_6m"});
   CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.live_brains(); }) == 1);
   REQUIRE(stays.exchange(Framing::B, sensors).has_value());
-  CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.robots().at(0).cycle; }) == 3);
+  CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.robots().at(0).cycle; }) ==
+        kFirstCycles + 1);  // the resumed brain, one cycle further
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".pt";
   CHECK(files == 1);  // no twin saves

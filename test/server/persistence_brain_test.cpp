@@ -21,6 +21,7 @@
 #include "app/server/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/loopback_peer.h"
+#include "test/server/real_brain_server.h"
 #include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
 
@@ -32,17 +33,13 @@ namespace {
 
 nlohmann::json small_brain() { return {{"resolution", 8}, {"attractor_capacity", 4}, {"seed", 7}}; }
 
-struct BrainServer {
-  explicit BrainServer(ServerConfig c) {
+// The real brain at R = 8 whatever the test's config says.
+struct BrainServer : RealBrainServer {
+  explicit BrainServer(ServerConfig c) : RealBrainServer(with_small_brain(std::move(c))) {}
+  static ServerConfig with_small_brain(ServerConfig c) {
     c.brain = small_brain();
-    spdlog::set_level(spdlog::level::off);
-    engine = make_field_brain_engine(c.brain);
-    server = std::make_unique<Server>(c, *engine);
-    server->start();
+    return c;
   }
-  ~BrainServer() { server->stop(); }
-  std::unique_ptr<BrainEngine> engine;
-  std::unique_ptr<Server> server;
 };
 
 std::vector<float> brain_sensors_at(int cycle) {

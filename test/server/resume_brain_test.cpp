@@ -17,9 +17,12 @@
 #include "app/server/server.h"
 #include "app/server/state_files.h"
 #include "app/server/torch_brain_engine.h"
+#include "test/server/eventually.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/json_robot.h"
 #include "test/server/loopback_peer.h"
+#include "test/server/real_brain_server.h"
+#include "test/server/save_storm.h"
 #include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
 
@@ -28,28 +31,6 @@ using namespace fieldbrain::server::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct RealBrainServer {
-  explicit RealBrainServer(ServerConfig c) {
-    spdlog::set_level(spdlog::level::off);
-    engine = make_field_brain_engine(c.brain);
-    server = std::make_unique<Server>(c, *engine);
-    server->start();
-  }
-  ~RealBrainServer() { server->stop(); }
-  std::unique_ptr<BrainEngine> engine;
-  std::unique_ptr<Server> server;
-};
-
-template <typename Pred>
-bool within(double timeout_s, Pred pred) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pred();
-}
 
 double handshake_ms(uint16_t port, RobotClient& c) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -83,7 +64,7 @@ TEST_CASE(
       REQUIRE(picarx.exchange(Framing::B, rewarded).has_value());
     }
   }
-  REQUIRE(within(60, [&] { return srv.server->worker().saves() == 1; }));
+  REQUIRE(eventually([&] { return srv.server->worker().saves() == 1; }, 60));
   const auto save = dir / state_file_name("bin:picarx_12s_6m", ".pt");
   REQUIRE(fs::exists(save));
   const auto bytes = fs::file_size(save);
@@ -101,7 +82,7 @@ TEST_CASE(
   for (double m : ms) std::cout << " " << m << " ms";
   std::cout << "\n";
   for (double m : ms) CHECK(m < 500);
-  REQUIRE(within(60, [&] { return robot_keys(*srv.server).size() == 1; }));
+  REQUIRE(eventually([&] { return robot_keys(*srv.server).size() == 1; }, 60));
   CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_12s_6m"});
   CHECK(on_worker(*srv.server, [](BrainWorker& w) { return w.live_brains(); }) == 1);
   REQUIRE(stays.exchange(Framing::B, sensors).has_value());
@@ -124,14 +105,16 @@ TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the rob
                     log.string());
   REQUIRE(proc.pid > 0);
   std::unique_ptr<RobotClient> robot;
-  REQUIRE(within(30, [&] {
-    try {
-      robot = std::make_unique<RobotClient>(port, 30.0);
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  }));
+  REQUIRE(eventually(
+      [&] {
+        try {
+          robot = std::make_unique<RobotClient>(port, 30.0);
+          return true;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      30));
   REQUIRE(json_handshake(*robot, "doomed", 6, 3).value()["type"] == "handshake");
   for (int i = 0; i < 3; ++i) REQUIRE(json_step(*robot, std::vector<float>(6, 0.25f)));
   // The disk goes away under the server: its state dir becomes a plain file.
@@ -161,41 +144,14 @@ TEST_CASE("with the real brain a storm of monitor saves leaves a cycling robot i
   c.state_dir = dir.string();
   c.brain = {{"resolution", 16}, {"seed", 7}, {"field_step", "fast"}};
   RealBrainServer srv(c);
-  std::atomic<bool> stop{false};
-  std::atomic<int> cycles{0};
-  std::thread robot([&] {
-    RobotClient r(srv.server->port(), 30.0);
-    if (!r.handshake(Framing::B, {1, 12, 6, 1, 3})) return;
-    while (!stop && r.exchange(Framing::B, std::vector<float>(12, 0.5f))) ++cycles;
-  });
-  auto count_over = [&](double seconds) {
-    const int before = cycles.load();
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    return cycles.load() - before;
-  };
-  // Past the first cycles (the allocator pool and LibTorch's threads warm up).
-  REQUIRE(within(60, [&] { return cycles.load() > 100; }));
-  const int calm = count_over(2.0);
-  std::atomic<bool> storm_on{true};
-  std::atomic<int> requests{0};
-  std::thread storm([&] {
-    RobotClient m(srv.server->monitor_port());
-    while (storm_on) {
-      m.send_text("save\n");
-      if (!m.read_line()) break;
-      ++requests;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  const int stormy = count_over(2.0);
-  storm_on = false;
-  storm.join();
-  stop = true;
-  robot.join();
-  INFO(calm << " cycles in 2 s without saves, " << stormy << " during " << requests.load()
-            << " save requests");
-  CHECK(requests.load() > 10);
-  CHECK(stormy >= 0.8 * calm);
+  const SaveStormCounts n = measure_save_storm(srv.server->port(), srv.server->monitor_port(),
+                                               {1, 12, 6, 1, 3}, std::vector<float>(12, 0.5f),
+                                               /*warmup_cycles=*/100, /*window_s=*/2.0);
+  REQUIRE(n.warmed_up);
+  INFO(n.calm << " cycles in 2 s without saves, " << n.stormy << " during " << n.requests
+              << " save requests");
+  CHECK(n.requests > 10);
+  CHECK(n.stormy >= 0.8 * n.calm);
   CHECK(srv.server->worker().saves() >= 1);
   std::error_code ignored;
   fs::remove_all(dir, ignored);

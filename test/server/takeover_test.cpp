@@ -12,7 +12,9 @@
 #include "app/server/robot_client.h"
 #include "app/server/state_files.h"
 #include "test/server/fresh_dir.h"
+#include "test/server/eventually.h"
 #include "test/server/json_robot.h"
+#include "test/server/save_storm.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;
@@ -44,16 +46,6 @@ std::vector<std::string> save_files(const fs::path& dir) {
     if (name != "identities.json") out.push_back(name);
   }
   return out;
-}
-
-template <typename Pred>
-bool eventually(Pred pred, double timeout_s = 5.0) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pred();
 }
 
 }  // namespace
@@ -173,42 +165,13 @@ TEST_CASE("a robot keeps its cycle rate while a save storm runs", "[server]") {
   ToyServer srv(c);
   srv.engine.delay_ms = 2;         // a brain cycle of a few ms
   srv.engine.save_delay_ms = 150;  // a slow disk
-  std::atomic<bool> stop{false};
-  std::atomic<int> cycles{0};
-  std::thread robot([&] {
-    RobotClient r(srv.port());
-    if (!r.handshake(Framing::B, {1, 4, 3, 1, 0})) return;
-    while (!stop && r.exchange(Framing::B, kInputs)) ++cycles;
-  });
-  auto count_over = [&](double seconds) {
-    const int before = cycles.load();
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    return cycles.load() - before;
-  };
-  REQUIRE(eventually([&] { return cycles.load() > 10; }));
-  const int calm = count_over(1.5);
-  std::atomic<bool> storm_on{true};
-  std::atomic<int> requests{0};
-  std::thread storm([&] {
-    RobotClient m(srv.monitor_port());
-    // 20 requests a second: each would cost the brain thread 150 ms if saves ran there (the
-    // pace keeps the storm's own CPU use from being what is measured on a busy machine).
-    while (storm_on) {
-      m.send_text("save\n");
-      if (!m.read_line()) break;
-      ++requests;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  const int stormy = count_over(1.5);
-  storm_on = false;
-  storm.join();
-  stop = true;
-  robot.join();
-  INFO(calm << " cycles in 1.5 s without saves, " << stormy << " during " << requests.load()
-            << " save requests");
-  CHECK(requests.load() > 10);
-  CHECK(stormy >= 0.8 * calm);
+  const SaveStormCounts n = measure_save_storm(srv.port(), srv.monitor_port(), {1, 4, 3, 1, 0},
+                                               kInputs, /*warmup_cycles=*/10, /*window_s=*/1.5);
+  REQUIRE(n.warmed_up);
+  INFO(n.calm << " cycles in 1.5 s without saves, " << n.stormy << " during " << n.requests
+              << " save requests");
+  CHECK(n.requests > 10);
+  CHECK(n.stormy >= 0.8 * n.calm);
   CHECK(srv.server->worker().saves() >= 1);
   std::error_code ignored;
   fs::remove_all(dir, ignored);

@@ -260,9 +260,9 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.last_sensors = std::move(job.sensors);
     robot.view.last_motors = r.motors;
     robot.view.last_reward = job.reward;
-    robot.view.last_latency_ms = std::chrono::duration<double, std::milli>(
-                                     std::chrono::steady_clock::now() - job.queued_at)
-                                     .count();
+    robot.view.last_latency_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.queued_at)
+            .count();
     robot.in_flight = false;
     robot.last_active = SteadyClock::now();
     job.done(std::move(r));
@@ -355,13 +355,7 @@ void BrainWorker::hand_over(Robot& robot, AttachJob& job, AttachResult result) {
     owners_.erase(robot.view.id);
     if (robot.on_taken_over) robot.on_taken_over();
   }
-  for (AttachDone& waiting : robot.waiting) {
-    AttachResult superseded;
-    superseded.code = kCodeDuplicateSession;
-    superseded.error = "a newer handshake for this robot took its brain";
-    waiting(std::move(superseded));
-  }
-  robot.waiting.clear();
+  refuse_waiting(robot, kCodeDuplicateSession, "a newer handshake for this robot took its brain");
   spdlog::info("{}: brain taken over by a new connection from {} (the previous one {})",
                robot.view.key, job.request.peer_address,
                robot.view.id == 0 ? std::string("had gone")
@@ -529,13 +523,7 @@ void BrainWorker::do_loaded(LoadedJob& job) {
     }
   }
   if (!robot.slot) {
-    for (AttachDone& waiting : robot.waiting) {
-      AttachResult failed;
-      failed.code = kCodeInvalidCapabilities;
-      failed.error = "brain creation failed: " + job.error;
-      waiting(std::move(failed));
-    }
-    robot.waiting.clear();
+    refuse_waiting(robot, kCodeInvalidCapabilities, "brain creation failed: " + job.error);
     release(job.entry, /*save=*/false);
     return;
   }
@@ -565,15 +553,21 @@ void BrainWorker::do_detach(RobotId id) {
   owners_.erase(owner);
   Robot& robot = brains_.at(entry);
   robot.view.id = 0;
-  for (AttachDone& waiting : robot.waiting) {
-    AttachResult gone;
-    gone.code = kCodeConnectionTimeout;
-    gone.error = "the connection closed while the brain was loading";
-    waiting(std::move(gone));
-  }
-  robot.waiting.clear();
+  refuse_waiting(robot, kCodeConnectionTimeout,
+                 "the connection closed while the brain was loading");
   // A brain still loading stays (unowned) so that a retried handshake joins the same load.
   if (robot.slot) release(entry, /*save=*/true);
+}
+
+// Answers the JSON handshakes still waiting for this robot's load with a refusal.
+void BrainWorker::refuse_waiting(Robot& robot, int code, const std::string& why) {
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult refused;
+    refused.code = code;
+    refused.error = why;
+    waiting(std::move(refused));
+  }
+  robot.waiting.clear();
 }
 
 // One recording per connection that drives a brain (--record); a takeover starts a new one.

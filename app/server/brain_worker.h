@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "app/server/brain_engine.h"
-#include "app/server/recorder.h"
 #include "app/server/identity_store.h"
 #include "app/server/job_thread.h"
+#include "app/server/recorder.h"
 #include "app/server/robot_policy.h"
 #include "app/server/server_stats.h"
 #include "app/server/state_writer.h"
@@ -45,8 +45,8 @@ namespace fieldbrain::server {
 using RobotId = uint64_t;
 
 struct WorkerOptions {
-  std::string state_dir;          // empty = no persistence
-  int64_t save_every_cycles = 0;  // 0 = no periodic save
+  std::string state_dir;               // empty = no persistence
+  int64_t save_every_cycles = 0;       // 0 = no periodic save
   std::shared_ptr<Recorder> recorder;  // null = sessions are not recorded (--record)
   RobotPolicy policy;
 };
@@ -213,6 +213,7 @@ class BrainWorker {
   void do_detach(RobotId id);
   void release(uint64_t entry, bool save);
   void start_recording(Robot& robot);
+  void refuse_waiting(Robot& robot, int code, const std::string& why);
   Robot* owned(RobotId id);
   std::string display_key(const BrainClaim& request) const;
   Robot* takeover_candidate(const std::string& base);

@@ -269,8 +269,8 @@ void RobotSession::start_attach(AttachRequest req) {
       if (auto s = weak.lock()) s->close("brain taken over by a newer connection");
     });
   };
-  const bool queued = ctx_.worker.attach(
-      std::move(claim), [self, work, req = std::move(req)](AttachResult r) {
+  const bool queued =
+      ctx_.worker.attach(std::move(claim), [self, work, req = std::move(req)](AttachResult r) {
         asio::post(self->executor_, [self, req, r = std::move(r)] { self->on_attached(req, r); });
       });
   if (!queued) {

@@ -57,7 +57,8 @@ struct JsonRobot {
     handshake = nlohmann::json::parse(*line);
   }
   std::optional<std::vector<float>> step(int cycle) {
-    nlohmann::json req = {{"type", "sensors"}, {"values", brain_sensors_at(cycle)}, {"reward", 0.0}};
+    nlohmann::json req = {
+        {"type", "sensors"}, {"values", brain_sensors_at(cycle)}, {"reward", 0.0}};
     c.send_text(req.dump() + "\n");
     auto line = c.read_line();
     if (!line) return std::nullopt;
@@ -72,11 +73,27 @@ struct JsonRobot {
 // The server executable as a child process (test/server/server_process.h).
 struct ServerProcess : ChildProcess {
   ServerProcess(uint16_t port, const fs::path& state_dir, int save_every)
-      : ChildProcess({FIELDBRAIN_SERVER_EXE, "--host", "127.0.0.1", "--port",
-                      std::to_string(port), "--monitor-port", "-1", "--state-dir",
-                      state_dir.string(), "--save-every", std::to_string(save_every),
-                      "--resolution", "8", "--attractor-capacity", "4", "--seed", "7",
-                      "--require-tokens", "false", "--log-level", "warn"}) {}
+      : ChildProcess({FIELDBRAIN_SERVER_EXE,
+                      "--host",
+                      "127.0.0.1",
+                      "--port",
+                      std::to_string(port),
+                      "--monitor-port",
+                      "-1",
+                      "--state-dir",
+                      state_dir.string(),
+                      "--save-every",
+                      std::to_string(save_every),
+                      "--resolution",
+                      "8",
+                      "--attractor-capacity",
+                      "4",
+                      "--seed",
+                      "7",
+                      "--require-tokens",
+                      "false",
+                      "--log-level",
+                      "warn"}) {}
 };
 
 std::unique_ptr<JsonRobot> connect_with_retry(uint16_t port, const std::string& id) {

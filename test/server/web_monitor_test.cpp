@@ -1,6 +1,9 @@
 // The web monitor (app/server/web/) against an in-process server with the toy brain: its
 // HTTP side, the WebSocket pushes a browser gets, bad control messages, and the message
 // builders. The real browser and the stalled-client rate test are in test/web/.
+#include "app/server/web/web_monitor.h"
+
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -11,11 +14,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <set>
-#include <spdlog/spdlog.h>
 
 #include "app/server/web/web_assets.h"
 #include "app/server/web/web_messages.h"
-#include "app/server/web/web_monitor.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 
@@ -147,8 +148,8 @@ TEST_CASE("with a monitor_token, another machine needs the token once and then i
   CHECK(request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::unauthorized);
   CHECK(request(port, http::verb::get, "/?token=secret-token-12", "127.0.0.2").result() ==
         http::status::unauthorized);
-  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2",
-                "fieldbrain_token=wrong").result() == http::status::unauthorized);
+  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2", "fieldbrain_token=wrong")
+            .result() == http::status::unauthorized);
   // The right token in the query opens the page and sets the cookie the page's files need.
   auto page = request(port, http::verb::get, "/?token=secret-token-123", "127.0.0.2");
   REQUIRE(page.result() == http::status::ok);
@@ -156,7 +157,8 @@ TEST_CASE("with a monitor_token, another machine needs the token once and then i
   CHECK(set_cookie.find("fieldbrain_token=secret-token-123") == 0);
   CHECK(set_cookie.find("HttpOnly") != std::string::npos);
   CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2",
-                "other=1; fieldbrain_token=secret-token-123").result() == http::status::ok);
+                "other=1; fieldbrain_token=secret-token-123")
+            .result() == http::status::ok);
 }
 
 TEST_CASE("a browser gets the robots, its robot's plot points and field slices over the WebSocket",
@@ -202,9 +204,10 @@ TEST_CASE("a browser gets the robots, its robot's plot points and field slices o
   CHECK(robot.failure() == "");
 }
 
-TEST_CASE("a bad control message gets an error back and a client that keeps sending them is "
-          "closed",
-          "[server][web]") {
+TEST_CASE(
+    "a bad control message gets an error back and a client that keeps sending them is "
+    "closed",
+    "[server][web]") {
   WebServer srv;
   Browser browser(srv.web->port());
   CHECK(browser.read()["type"] == "hello");

@@ -1,8 +1,8 @@
 #include "app/server/web/web_http_session.h"
 
-#include <boost/beast/websocket.hpp>
 #include <spdlog/spdlog.h>
 
+#include <boost/beast/websocket.hpp>
 #include <string_view>
 
 #include "app/server/access_token.h"
@@ -51,8 +51,8 @@ std::string field_value(std::string_view text, std::string_view name, char separ
 }
 }  // namespace
 
-WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
-                               size_t queue_limit, std::string token)
+WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub, size_t queue_limit,
+                               std::string token)
     : stream_(std::move(socket)), hub_(hub), queue_limit_(queue_limit), token_(std::move(token)) {
   boost::system::error_code ec;
   const auto ep = stream_.socket().remote_endpoint(ec);
@@ -80,22 +80,21 @@ void WebHttpSession::read() {
   parser_->body_limit(kMaxRequestBody);
   parser_->header_limit(8192);
   stream_.expires_after(kHttpTimeout);
-  http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](beast::error_code ec, size_t) {
-                     if (ec == http::error::end_of_stream) {
-                       beast::error_code ignored;
-                       self->stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_send,
-                                                       ignored);
-                       return;
-                     }
-                     if (ec) {
-                       if (ec != beast::error::timeout) {
-                         spdlog::debug("web monitor: bad HTTP request: {}", ec.message());
-                       }
-                       return;
-                     }
-                     self->on_request();
-                   });
+  http::async_read(
+      stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+        if (ec == http::error::end_of_stream) {
+          beast::error_code ignored;
+          self->stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored);
+          return;
+        }
+        if (ec) {
+          if (ec != beast::error::timeout) {
+            spdlog::debug("web monitor: bad HTTP request: {}", ec.message());
+          }
+          return;
+        }
+        self->on_request();
+      });
 }
 
 void WebHttpSession::on_request() {
@@ -108,8 +107,8 @@ void WebHttpSession::on_request() {
   }
   if (beast::websocket::is_upgrade(request)) {
     if (target != "/ws") {
-      return respond(plain(http::status::not_found, request.version(), false,
-                           "the WebSocket is at /ws"));
+      return respond(
+          plain(http::status::not_found, request.version(), false, "the WebSocket is at /ws"));
     }
     if (hub_.full()) {
       spdlog::warn("web monitor: browser refused, too many connected");
@@ -150,17 +149,15 @@ void WebHttpSession::on_request() {
 void WebHttpSession::respond(http::response<http::string_body> response) {
   auto res = std::make_shared<http::response<http::string_body>>(std::move(response));
   stream_.expires_after(kHttpTimeout);
-  http::async_write(stream_, *res,
-                    [self = shared_from_this(), res](beast::error_code ec, size_t) {
-                      if (ec) return;
-                      if (!res->keep_alive()) {
-                        beast::error_code ignored;
-                        self->stream_.socket().shutdown(
-                            boost::asio::ip::tcp::socket::shutdown_send, ignored);
-                        return;
-                      }
-                      self->read();
-                    });
+  http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
+    if (ec) return;
+    if (!res->keep_alive()) {
+      beast::error_code ignored;
+      self->stream_.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    self->read();
+  });
 }
 
 }  // namespace fieldbrain::server::web

@@ -413,8 +413,11 @@ torch::Tensor FieldBrainImpl::field_slice(int64_t robot, int64_t channel, int64_
   return SyncCounter::to_host(field_[robot][channel].select(2, z));
 }
 
-void FieldBrainImpl::save(const std::string& path) const {
-  std::map<std::string, torch::Tensor> tensors;
+void FieldBrainImpl::save(const std::string& path) const { archive_contents().save(path); }
+
+ArchiveContents FieldBrainImpl::archive_contents() const {
+  ArchiveContents out;
+  std::map<std::string, torch::Tensor>& tensors = out.tensors;
   const auto buffers = named_buffers(true);
   for (const auto& item : buffers) {
     if (item.key() == kBankBuffer) {
@@ -429,12 +432,12 @@ void FieldBrainImpl::save(const std::string& path) const {
   for (size_t b = 0; b < generators_.size(); ++b) {
     tensors["generator." + std::to_string(b)] = generators_[b].get_state();
   }
-  nlohmann::json meta;
+  nlohmann::json& meta = out.meta;
   meta["format"] = kArchiveFormat;
   meta["version"] = kArchiveVersion;
   meta["config"] = config_;
   meta["robot_keys"] = keys_;
-  save_archive(path, tensors, meta);
+  return out;
 }
 
 void FieldBrainImpl::load(const std::string& path) {

@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/persistence.h"
 #include "brain/stage_timer.h"
 
 namespace fieldbrain {
@@ -50,6 +51,9 @@ class FieldBrainImpl : public torch::nn::Module {
   torch::Tensor field_slice(int64_t robot, int64_t channel, int64_t z);  // [R,R] CPU
 
   void save(const std::string& path) const;  // atomic, checksummed, torch.load-able
+  // The state save() writes, copied to the host now; `.save(path)` writes it later from any
+  // thread while this brain keeps stepping (the server's state writer).
+  ArchiveContents archive_contents() const;
   void load(const std::string& path);        // throws std::runtime_error on corrupt/mismatch,
                                              // state untouched then
 

@@ -33,6 +33,15 @@ struct Archive {
 void save_archive(const std::string& path, const std::map<std::string, torch::Tensor>& tensors,
                   const nlohmann::json& meta);
 
+// What an archive will hold, gathered now (host tensors that share nothing with the live
+// state) and written later, from any thread: a save off the brain thread that the brain keeps
+// stepping past.
+struct ArchiveContents {
+  std::map<std::string, torch::Tensor> tensors;
+  nlohmann::json meta;
+  void save(const std::string& path) const { save_archive(path, tensors, meta); }
+};
+
 Archive load_archive(const std::string& path);
 
 // Hex SHA-256 over: "fieldbrain-archive-v<version>\0", the metadata's compact dump, "\0", then

@@ -53,9 +53,8 @@ class BrainEngine {
   virtual Slot adopt(std::unique_ptr<Detached> brain) = 0;
   // Brain thread: a writer that saves the slot's state as of now atomically to a path, from
   // another thread (the state writer), throwing on failure; it may be dropped unrun (a newer
-  // one replaced it). It may read the live brain instead of a copy: the caller neither steps
-  // nor loads the slot until the writer has run or been dropped (destroying the slot is
-  // allowed; the writer keeps what it reads alive).
+  // one replaced it). It writes a copy taken here, so the slot may be stepped, destroyed or
+  // snapshotted again while it waits or runs.
   using StateWriterFn = std::function<void(const std::string& path)>;
   virtual StateWriterFn snapshot(Slot slot) = 0;
 

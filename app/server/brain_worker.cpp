@@ -132,10 +132,6 @@ void BrainWorker::run() {
           robot->in_flight = true;
           robot->last_active = SteadyClock::now();
         }
-        if (robot && robot->saving > 0) {
-          robot->held.push_back(std::move(*s));  // answered once its save is written
-          continue;
-        }
         if (robot && !robot->slot) {
           // The saved brain is still loading: a safe stop now keeps the lock-step pairing
           // (a late reply would be read as the answer to the next frame).
@@ -162,10 +158,7 @@ void BrainWorker::run() {
         do_loaded(*l);
       } else if (auto* saved = std::get_if<SavedJob>(&job)) {
         auto it = brains_.find(saved->entry);
-        if (it != brains_.end() && --it->second.saving == 0) {
-          for (StepJob& held : it->second.held) pending.push_back(std::move(held));
-          it->second.held.clear();
-        }
+        if (it != brains_.end()) --it->second.saving;
       } else if (auto* q = std::get_if<QueryJob>(&job)) {
         try {
           q->fn(*this);
@@ -597,7 +590,6 @@ void BrainWorker::release(uint64_t entry, bool save) {
                  robot.view.session_cycles, robot.view.cycle);
   }
   if (robot.recording) robot.recording->close();
-  for (StepJob& held : robot.held) held.done(StepResult{});  // its connection is gone
   if (!robot.file.empty()) writer_.unpin(robot.file);
   brains_.erase(it);
 }

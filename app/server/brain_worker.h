@@ -8,10 +8,10 @@
 // one robot keep their order (a detach after a step, an attach after a detach of the same key).
 // Completion callbacks run on the worker thread; callers post them to their own executor.
 //
-// Disks never hold up a tick: a save is handed to the state writer thread (state_writer.h),
-// which may read the live brain, so only the robot being saved waits for it (its frames are
-// held until the write is done) while the others cycle; a robot's saved brain is loaded on
-// a loader thread. Identity (identity_store.h), takeover of a silent connection and the live-brain
+// Disks never hold up a tick: a save is a host copy of the robot's state taken on this
+// thread (BrainEngine::snapshot), which the state writer thread (state_writer.h) digests,
+// serialises and fsyncs while every robot, the one being saved included, keeps cycling; a
+// robot's saved brain is loaded on a loader thread. Identity (identity_store.h), takeover of a silent connection and the live-brain
 // quota are decided here, on the worker thread, so they need no locks.
 #pragma once
 
@@ -196,10 +196,7 @@ class BrainWorker {
     std::chrono::steady_clock::time_point last_active;
     bool in_flight = false;  // a step of it is in the worker
     std::chrono::steady_clock::time_point last_snapshot{};
-    // Snapshots the writer has not finished; they may read the live brain, so its frames wait
-    // in `held` meanwhile (only this robot waits; the others keep cycling).
-    int saving = 0;
-    std::vector<StepJob> held;
+    int saving = 0;  // snapshots the writer has not finished (one at a time per robot)
     double brain_ms_total = 0;
     std::shared_ptr<SessionRecording> recording;
   };

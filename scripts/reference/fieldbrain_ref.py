@@ -1034,11 +1034,6 @@ def main(argv=None):
     ps.add_argument("--steps", type=int, default=20)
     ps.add_argument("--warmup", type=int, default=3)
     ps.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-    if args.cmd == "fixture":
-        cmd_fixture(args)
-    elif args.cmd == "time-step":
-        cmd_time_step(args)
     pr = sub.add_parser("replay", help="replay a session recorded by fieldbrain-server --record")
     pr.add_argument("folder")
     pr.add_argument("--out", default=None, help="write the reference's motors [N,M] to this .npy")
@@ -1047,11 +1042,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.cmd == "fixture":
         cmd_fixture(args)
+    elif args.cmd == "time-step":
+        cmd_time_step(args)
     elif args.cmd == "replay":
         cmd_replay(args)
     else:
         cmd_time(args)
-
 
 if __name__ == "__main__":
     main()

@@ -3,22 +3,18 @@
 #include <set>
 #include <stdexcept>
 
+#include "app/server/config_keys.h"
+
 namespace fieldbrain::server {
 namespace {
 
 template <typename T>
 void read_policy_key(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(std::string("config key 'robots.") + key + "': " + e.what());
-  }
+  read_config_key(j, "robots.", key, out);
 }
 
 void require_policy(bool ok, const char* key, const std::string& what) {
-  if (!ok) throw std::invalid_argument(std::string("config key 'robots.") + key + "' " + what);
+  require_config(ok, "robots.", key, what);
 }
 
 }  // namespace

@@ -6,22 +6,18 @@
 #include <set>
 #include <stdexcept>
 
+#include "app/server/config_keys.h"
+
 namespace fieldbrain::server {
 namespace {
 
 template <typename T>
 void read_key(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(std::string("config key '") + key + "': " + e.what());
-  }
+  read_config_key(j, "", key, out);
 }
 
 void require(bool ok, const char* key, const std::string& what) {
-  if (!ok) throw std::invalid_argument(std::string("config key '") + key + "' " + what);
+  require_config(ok, "", key, what);
 }
 
 bool is_ip_address(const std::string& host) {

@@ -29,6 +29,12 @@ SLICE_NAMES = {0: "content channel 0", 62: "motor echo (direction)", 63: "motor 
 ROBOT_COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
 
 
+def save_figure(fig, path, dpi):
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 def draw_arena(ax, arena):
     W, H = arena["size"]
     ax.add_patch(Rectangle((0, 0), W, H, facecolor="0.96", edgecolor="none", zorder=0))
@@ -108,9 +114,7 @@ def plot_trajectories(data, summary, path):
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     ax.set_title(f"{data['arena'].get('name', 'arena')}: {summary.get('controller', '')} "
                  f"controller, {summary['totals']['cycles']} robot-cycles")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_slices(data, path):
@@ -134,9 +138,7 @@ def plot_slices(data, path):
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, extend="both")
     fig.suptitle(f"field slices at the end of the run (colour scale fixed at "
                  f"±{SLICE_LIMIT:g} for every slice)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def plot_timeseries(data, path):
@@ -177,9 +179,7 @@ def plot_timeseries(data, path):
     for ax in axes[1:]:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path, dpi=100)
 
 
 def print_table(summary, pictures):

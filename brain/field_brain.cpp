@@ -8,17 +8,8 @@
 #include <fmt/format.h>
 
 #include "brain/cycle_context.h"
-#include "brain/field_dynamics.h"
-#include "brain/hierarchical_predictor.h"
-#include "brain/motor_echo.h"
-#include "brain/motor_generation.h"
-#include "brain/next_input_prediction.h"
-#include "brain/novelty_modulation.h"
+#include "brain/field_brain_parts.h"
 #include "brain/persistence.h"
-#include "brain/prediction_error_field.h"
-#include "brain/reward_attractors.h"
-#include "brain/sensory_imprint.h"
-#include "brain/spatial_pooling.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
@@ -32,29 +23,6 @@ uint64_t robot_seed(uint64_t seed, uint64_t key) {
 }
 
 namespace {
-
-// Telemetry columns kept on the device each cycle (docs/cycle.md "Telemetry").
-enum TelemetryColumn : int64_t {
-  kTeleConfidence,
-  kTeleNovelty,
-  kTeleExplore,
-  kTeleDrive,
-  kTeleImprint,
-  kTeleDecay,
-  kTeleSmoothedInfo,
-  kTeleSmoothedConf,
-  kTeleSigma,
-  kTeleActiveCells,
-  kTeleImprintApplied,
-  kTeleColumns = 16,
-};
-
-constexpr const char* kArchiveFormat = "fieldbrain-brain";
-// Version 2 stores only the live attractor slots (brain/persistence.h, PackedSlots); version 1
-// stored the whole bank and is still read.
-constexpr int kArchiveVersion = 2;
-constexpr const char* kBankBuffer = "attractors.bank";
-constexpr const char* kBankLiveBuffer = "attractors.valid";
 
 // Inputs as CPU float32 contiguous tensors, checked for shape and finiteness. Reading them is
 // no device sync in the intended use (they arrive from the host); a device input is copied
@@ -96,21 +64,6 @@ void draw_normal(torch::Tensor dst, at::Generator& gen) {
 }
 
 }  // namespace
-
-struct FieldBrainImpl::Parts {
-  HierarchicalPredictor hierarchy{nullptr};
-  PredictionErrorField error_field{nullptr};
-  SensoryImprint imprint{nullptr};
-  NoveltyModulation modulation{nullptr};
-  RewardAttractors attractors{nullptr};
-  FieldDynamics dynamics{nullptr};
-  SpatialPooling pooling{nullptr};
-  NextInputPrediction prediction{nullptr};
-  MotorGeneration motors{nullptr};
-  MotorEcho echo{nullptr};
-  // The cycle's draws (scratch, rewritten every cycle): docs/cycle.md per-cycle draws 1-4.
-  torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
-};
 
 FieldBrainImpl::FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys)
     : config_(std::move(config)), keys_(std::move(robot_keys)), device_(torch::kCPU) {
@@ -371,142 +324,5 @@ int64_t FieldBrainImpl::cycle() const { return cycles_.data_ptr<int64_t>()[0]; }
 const BrainConfig& FieldBrainImpl::config() const { return config_; }
 const torch::Tensor& FieldBrainImpl::field() const { return field_; }
 const std::vector<uint64_t>& FieldBrainImpl::robot_keys() const { return keys_; }
-
-nlohmann::json FieldBrainImpl::telemetry(int64_t robot) {
-  if (robot < 0 || robot >= batch()) {
-    throw std::invalid_argument(fmt::format("FieldBrain::telemetry: robot {} out of range [0,{})", robot, batch()));
-  }
-  torch::NoGradGuard no_grad;
-  const auto absF = field_[robot].abs();
-  const auto row = SyncCounter::to_host(
-      torch::cat({telemetry_[robot], absF.mean().view({1}), absF.max().view({1})}));
-  const float* v = row.data_ptr<float>();
-  const Parts& p = *parts_;
-  return nlohmann::json{
-      {"cycle", cycles_.data_ptr<int64_t>()[robot]},
-      {"cycle_time_ms", last_cycle_ms_},
-      {"field_information", v[kTeleColumns]},
-      {"max_activation", v[kTeleColumns + 1]},
-      {"prediction_confidence", v[kTeleConfidence]},
-      {"novelty", v[kTeleNovelty]},
-      {"exploration_drive", v[kTeleExplore]},
-      {"internal_drive", v[kTeleDrive]},
-      {"imprint_strength", v[kTeleImprint]},
-      {"imprint_applied", v[kTeleImprintApplied]},
-      {"decay_rate", v[kTeleDecay]},
-      {"smoothed_information", v[kTeleSmoothedInfo]},
-      {"smoothed_confidence", v[kTeleSmoothedConf]},
-      {"self_modification_strength", v[kTeleSigma]},
-      {"active_cells", static_cast<int64_t>(v[kTeleActiveCells])},
-      {"attractors", p.attractors->live(robot)},
-      {"cycles_without_input", p.modulation->cycles_without_input(robot)},
-  };
-}
-
-torch::Tensor FieldBrainImpl::field_slice(int64_t robot, int64_t channel, int64_t z) {
-  const int64_t R = config_.resolution;
-  if (robot < 0 || robot >= batch() || channel < 0 || channel >= 64 || z < 0 || z >= R) {
-    throw std::invalid_argument(fmt::format(
-        "FieldBrain::field_slice: (robot {}, channel {}, z {}) out of range (B {}, 64, R {})", robot,
-        channel, z, batch(), R));
-  }
-  return SyncCounter::to_host(field_[robot][channel].select(2, z));
-}
-
-void FieldBrainImpl::save(const std::string& path) const { archive_contents().save(path); }
-
-ArchiveContents FieldBrainImpl::archive_contents() const {
-  ArchiveContents out;
-  std::map<std::string, torch::Tensor>& tensors = out.tensors;
-  const auto buffers = named_buffers(true);
-  for (const auto& item : buffers) {
-    if (item.key() == kBankBuffer) {
-      const PackedSlots packed = pack_live_slots(item.value(), buffers[kBankLiveBuffer]);
-      tensors[std::string("packed.") + kBankBuffer + ".rows"] = packed.rows;
-      tensors[std::string("packed.") + kBankBuffer + ".index"] = packed.index;
-      continue;
-    }
-    tensors["state." + item.key()] =
-        item.value().device().is_cpu() ? item.value().clone() : SyncCounter::to_host(item.value());
-  }
-  for (size_t b = 0; b < generators_.size(); ++b) {
-    tensors["generator." + std::to_string(b)] = generators_[b].get_state();
-  }
-  nlohmann::json& meta = out.meta;
-  meta["format"] = kArchiveFormat;
-  meta["version"] = kArchiveVersion;
-  meta["config"] = config_;
-  meta["robot_keys"] = keys_;
-  return out;
-}
-
-void FieldBrainImpl::load(const std::string& path) {
-  const Archive a = load_archive(path);
-  auto fail = [&](const std::string& what) {
-    throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
-  };
-  if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
-  const int version = a.meta.value("version", 0);
-  if (version != 1 && version != kArchiveVersion) {
-    fail(fmt::format("unsupported brain archive version {} (this build reads 1 and {})", version,
-                     kArchiveVersion));
-  }
-  // The shape-defining part of the config must match; the seed (generators are restored),
-  // the field step implementation, the device and the telemetry cadence may differ.
-  const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
-  for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
-    if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
-      fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
-                       saved_config.value(key, nlohmann::json()).dump(), nlohmann::json(config_)[key].dump()));
-    }
-  }
-  if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
-  // Check everything before changing anything.
-  const auto buffers = named_buffers(true);
-  const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
-  const std::string index_key = std::string("packed.") + kBankBuffer + ".index";
-  const bool packed_bank = version >= 2;
-  for (const auto& item : buffers) {
-    if (packed_bank && item.key() == kBankBuffer) {
-      if (!a.tensors.count(rows_key) || !a.tensors.count(index_key)) fail("missing packed attractor bank");
-      try {
-        check_packed_slots(item.value(), a.tensors.at(rows_key), a.tensors.at(index_key));
-      } catch (const std::exception& e) {
-        fail(e.what());
-      }
-      continue;
-    }
-    const auto it = a.tensors.find("state." + item.key());
-    if (it == a.tensors.end()) fail("missing tensor " + item.key());
-    if (it->second.sizes() != item.value().sizes() || it->second.scalar_type() != item.value().scalar_type()) {
-      fail("tensor " + item.key() + " has the wrong shape or dtype");
-    }
-  }
-  std::vector<torch::Tensor> states;
-  for (size_t b = 0; b < generators_.size(); ++b) {
-    const auto it = a.tensors.find("generator." + std::to_string(b));
-    if (it == a.tensors.end()) fail("missing generator state " + std::to_string(b));
-    states.push_back(it->second);
-  }
-  // Generator states are validated by set_state on a probe before touching ours.
-  for (const auto& st : states) {
-    try {
-      auto probe = at::detail::createCPUGenerator(0);
-      probe.set_state(st);
-    } catch (const std::exception& e) {
-      fail(std::string("bad generator state: ") + e.what());
-    }
-  }
-  torch::NoGradGuard no_grad;
-  for (const auto& item : buffers) {
-    if (packed_bank && item.key() == kBankBuffer) {
-      torch::Tensor bank = item.value();
-      unpack_live_slots(bank, a.tensors.at(rows_key), a.tensors.at(index_key));
-    } else {
-      item.value().copy_(a.tensors.at("state." + item.key()));
-    }
-  }
-  for (size_t b = 0; b < generators_.size(); ++b) generators_[b].set_state(states[b]);
-}
 
 }  // namespace fieldbrain

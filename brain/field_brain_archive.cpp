@@ -1,0 +1,122 @@
+// FieldBrainImpl's archive: what save() writes and load() reads (brain/persistence.h holds the
+// file format; this file decides which tensors and metadata make up a brain).
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "brain/field_brain.h"
+#include "brain/field_brain_parts.h"
+#include "brain/persistence.h"
+#include "brain/sync_counter.h"
+
+namespace fieldbrain {
+
+namespace {
+
+constexpr const char* kArchiveFormat = "fieldbrain-brain";
+// Version 2 stores only the live attractor slots (brain/persistence.h, PackedSlots); version 1
+// stored the whole bank and is still read.
+constexpr int kArchiveVersion = 2;
+constexpr const char* kBankBuffer = "attractors.bank";
+constexpr const char* kBankLiveBuffer = "attractors.valid";
+
+}  // namespace
+
+void FieldBrainImpl::save(const std::string& path) const { archive_contents().save(path); }
+
+ArchiveContents FieldBrainImpl::archive_contents() const {
+  ArchiveContents out;
+  std::map<std::string, torch::Tensor>& tensors = out.tensors;
+  const auto buffers = named_buffers(true);
+  for (const auto& item : buffers) {
+    if (item.key() == kBankBuffer) {
+      const PackedSlots packed = pack_live_slots(item.value(), buffers[kBankLiveBuffer]);
+      tensors[std::string("packed.") + kBankBuffer + ".rows"] = packed.rows;
+      tensors[std::string("packed.") + kBankBuffer + ".index"] = packed.index;
+      continue;
+    }
+    tensors["state." + item.key()] =
+        item.value().device().is_cpu() ? item.value().clone() : SyncCounter::to_host(item.value());
+  }
+  for (size_t b = 0; b < generators_.size(); ++b) {
+    tensors["generator." + std::to_string(b)] = generators_[b].get_state();
+  }
+  nlohmann::json& meta = out.meta;
+  meta["format"] = kArchiveFormat;
+  meta["version"] = kArchiveVersion;
+  meta["config"] = config_;
+  meta["robot_keys"] = keys_;
+  return out;
+}
+
+void FieldBrainImpl::load(const std::string& path) {
+  const Archive a = load_archive(path);
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
+  };
+  if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
+  const int version = a.meta.value("version", 0);
+  if (version != 1 && version != kArchiveVersion) {
+    fail(fmt::format("unsupported brain archive version {} (this build reads 1 and {})", version,
+                     kArchiveVersion));
+  }
+  // The shape-defining part of the config must match; the seed (generators are restored),
+  // the field step implementation, the device and the telemetry cadence may differ.
+  const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
+  for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
+    if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
+      fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
+                       saved_config.value(key, nlohmann::json()).dump(), nlohmann::json(config_)[key].dump()));
+    }
+  }
+  if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
+  // Check everything before changing anything.
+  const auto buffers = named_buffers(true);
+  const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
+  const std::string index_key = std::string("packed.") + kBankBuffer + ".index";
+  const bool packed_bank = version >= 2;
+  for (const auto& item : buffers) {
+    if (packed_bank && item.key() == kBankBuffer) {
+      if (!a.tensors.count(rows_key) || !a.tensors.count(index_key)) fail("missing packed attractor bank");
+      try {
+        check_packed_slots(item.value(), a.tensors.at(rows_key), a.tensors.at(index_key));
+      } catch (const std::exception& e) {
+        fail(e.what());
+      }
+      continue;
+    }
+    const auto it = a.tensors.find("state." + item.key());
+    if (it == a.tensors.end()) fail("missing tensor " + item.key());
+    if (it->second.sizes() != item.value().sizes() || it->second.scalar_type() != item.value().scalar_type()) {
+      fail("tensor " + item.key() + " has the wrong shape or dtype");
+    }
+  }
+  std::vector<torch::Tensor> states;
+  for (size_t b = 0; b < generators_.size(); ++b) {
+    const auto it = a.tensors.find("generator." + std::to_string(b));
+    if (it == a.tensors.end()) fail("missing generator state " + std::to_string(b));
+    states.push_back(it->second);
+  }
+  // Generator states are validated by set_state on a probe before touching ours.
+  for (const auto& st : states) {
+    try {
+      auto probe = at::detail::createCPUGenerator(0);
+      probe.set_state(st);
+    } catch (const std::exception& e) {
+      fail(std::string("bad generator state: ") + e.what());
+    }
+  }
+  torch::NoGradGuard no_grad;
+  for (const auto& item : buffers) {
+    if (packed_bank && item.key() == kBankBuffer) {
+      torch::Tensor bank = item.value();
+      unpack_live_slots(bank, a.tensors.at(rows_key), a.tensors.at(index_key));
+    } else {
+      item.value().copy_(a.tensors.at("state." + item.key()));
+    }
+  }
+  for (size_t b = 0; b < generators_.size(); ++b) generators_[b].set_state(states[b]);
+}
+
+}  // namespace fieldbrain

@@ -1,0 +1,53 @@
+// The private parts of FieldBrainImpl, shared by the files that implement it: the cycle
+// (field_brain.cpp), its archive (field_brain_archive.cpp) and its telemetry
+// (field_brain_telemetry.cpp). Not part of the public interface.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "brain/field_brain.h"
+#include "brain/field_dynamics.h"
+#include "brain/hierarchical_predictor.h"
+#include "brain/motor_echo.h"
+#include "brain/motor_generation.h"
+#include "brain/next_input_prediction.h"
+#include "brain/novelty_modulation.h"
+#include "brain/prediction_error_field.h"
+#include "brain/reward_attractors.h"
+#include "brain/sensory_imprint.h"
+#include "brain/spatial_pooling.h"
+
+namespace fieldbrain {
+
+// Telemetry columns kept on the device each cycle (docs/cycle.md "Telemetry").
+enum TelemetryColumn : int64_t {
+  kTeleConfidence,
+  kTeleNovelty,
+  kTeleExplore,
+  kTeleDrive,
+  kTeleImprint,
+  kTeleDecay,
+  kTeleSmoothedInfo,
+  kTeleSmoothedConf,
+  kTeleSigma,
+  kTeleActiveCells,
+  kTeleImprintApplied,
+  kTeleColumns = 16,
+};
+
+struct FieldBrainImpl::Parts {
+  HierarchicalPredictor hierarchy{nullptr};
+  PredictionErrorField error_field{nullptr};
+  SensoryImprint imprint{nullptr};
+  NoveltyModulation modulation{nullptr};
+  RewardAttractors attractors{nullptr};
+  FieldDynamics dynamics{nullptr};
+  SpatialPooling pooling{nullptr};
+  NextInputPrediction prediction{nullptr};
+  MotorGeneration motors{nullptr};
+  MotorEcho echo{nullptr};
+  // The cycle's draws (scratch, rewritten every cycle): docs/cycle.md per-cycle draws 1-4.
+  torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
+};
+
+}  // namespace fieldbrain

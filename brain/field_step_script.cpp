@@ -1,37 +1,17 @@
 #include "brain/field_step_script.h"
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
-#include <torch/csrc/jit/frontend/resolver.h>
-#include <torch/csrc/jit/frontend/sugared_value.h>
-
 namespace fieldbrain {
+
+// models/field_step.pt, compiled into the library (cmake/EmbedFile.cmake).
+extern const unsigned char field_step_module[];
+extern const std::size_t field_step_module_size;
+
 namespace {
-
-// `ops.<namespace>` in TorchScript source: the namespace of registered custom operators, so
-// that ops.fieldbrain.field_step names the dispatcher's fieldbrain::field_step.
-struct OpsNamespaces : torch::jit::SugaredValue {
-  std::string kind() const override { return "custom operator namespaces"; }
-  std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange& loc,
-                                                 torch::jit::GraphFunction& m,
-                                                 const std::string& field) override {
-    return std::make_shared<torch::jit::BuiltinModule>(field);
-  }
-};
-
-// Resolves "ops" as TorchScript's own importer does for serialised code; the default
-// resolver only knows "torch" (= aten).
-struct OpsResolver : torch::jit::Resolver {
-  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name,
-                                                         torch::jit::GraphFunction& m,
-                                                         const torch::jit::SourceRange& loc) override {
-    if (name == "ops") return std::make_shared<OpsNamespaces>();
-    if (name == "torch") return std::make_shared<torch::jit::BuiltinModule>("aten");
-    return nullptr;
-  }
-};
 
 constexpr const char* kArgNames[] = {"field", "noise", "wave", "ef", "scalars"};
 
@@ -61,25 +41,20 @@ void check_signature(const torch::jit::Module& module, const std::string& origin
 
 }  // namespace
 
-const std::string& builtin_field_step_source() {
-  static const std::string source = R"JIT(
-def forward(self, field: Tensor, noise: Tensor, wave: Tensor, ef: Tensor, scalars: Tensor) -> Tensor:
-    return ops.fieldbrain.field_step(field, noise, wave, ef, scalars)
-)JIT";
-  return source;
-}
-
 ScriptedFieldStep::ScriptedFieldStep(torch::jit::Module module, std::string origin)
     : module_(std::move(module)), origin_(std::move(origin)) {}
 
 ScriptedFieldStep ScriptedFieldStep::builtin() {
-  torch::jit::Module module("FieldStep");
+  std::istringstream bytes(std::string(reinterpret_cast<const char*>(field_step_module),
+                                       field_step_module_size));
+  torch::jit::Module module;
   try {
-    module.define(builtin_field_step_source(), std::make_shared<OpsResolver>());
+    module = torch::jit::load(bytes);
   } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
     throw std::invalid_argument(
-        std::string("built-in field step: cannot compile (is libfieldbrain_ops.so loaded?): ") +
-        e.what_without_backtrace());
+        "built-in field step: cannot load (is libfieldbrain_ops.so loaded?): " +
+        what.substr(0, what.find('\n')));
   }
   check_signature(module, "builtin");
   return ScriptedFieldStep(std::move(module), "builtin");

@@ -16,8 +16,8 @@ namespace fieldbrain {
 
 class ScriptedFieldStep {
  public:
-  // Compiled at run time from the source in field_step_script.cpp (identical to the module
-  // scripts/export_field_step.py exports).
+  // models/field_step.pt (what scripts/export_field_step.py exports), compiled into the
+  // library and loaded with torch::jit::load.
   static ScriptedFieldStep builtin();
 
   // Loads a TorchScript file and checks its forward signature. Throws std::invalid_argument
@@ -37,9 +37,5 @@ class ScriptedFieldStep {
   torch::jit::Module module_;
   std::string origin_;
 };
-
-// The TorchScript source of the built-in step: what scripts/export_field_step.py serialises
-// (serialised TorchScript names custom ops "ops.<namespace>.<op>").
-const std::string& builtin_field_step_source();
 
 }  // namespace fieldbrain

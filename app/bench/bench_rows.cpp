@@ -187,22 +187,29 @@ nlohmann::json run_json_command(const std::string& cmd) {
 
 }  // namespace
 
-BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads) {
+BenchRow time_python_cycle(const torch::Device& device, int64_t B, int64_t R, int64_t cycles,
+                           int64_t threads) {
+  const std::string device_name = device.is_cuda() ? "cuda" : "cpu";
   const auto j = run_json_command(fmt::format(
-      "{} {}/scripts/reference/fieldbrain_ref.py time --R {} --B {} --cycles {} --warmup 1 "
-      "--threads {}",
-      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, R, B, cycles, threads));
+      "{} {}/scripts/reference/fieldbrain_ref.py time --device {} --R {} --B {} --cycles {} "
+      "--warmup 1 --threads {}",
+      FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR, device_name, R, B, cycles, threads));
   BenchRow row;
   row.impl = "python";
+  row.device = device_name;
   row.R = R;
   row.B = B;
-  row.ms_per_cycle = j.at("ms_per_cycle").get<double>();
-  row.ms_min = row.ms_per_cycle;  // the script reports the mean only
-  row.iterations = cycles;
   row.allocs_per_cycle = -1;
   row.tensor_buffers_per_cycle = -1;
   row.syncs_per_cycle = -1;
   row.threads = threads;
+  if (j.contains("skipped")) {
+    row.skipped = j.at("skipped").get<std::string>();
+    return row;
+  }
+  row.ms_per_cycle = j.at("ms_per_cycle").get<double>();
+  row.ms_min = row.ms_per_cycle;  // the script reports the mean only
+  row.iterations = cycles;
   row.note = "mean";
   return row;
 }

@@ -34,9 +34,10 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
 // FieldBrain::load of a brain saved after 30 cycles (some attractors live), on `device`; the
 // note carries the file size and the save time (another process's handshake waits on a load).
 BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
-// The Python reference's cycle: `python3 scripts/reference/fieldbrain_ref.py time ...` (the
-// reference cycle runs on the CPU: the row says device "cpu" whatever --device is).
-BenchRow time_python_cycle(int64_t B, int64_t R, int64_t cycles, int64_t threads);
+// The Python reference's cycle on `device`: `python3 scripts/reference/fieldbrain_ref.py time
+// --device ...` (a row the local torch cannot run, e.g. no CUDA, comes back `skipped`).
+BenchRow time_python_cycle(const torch::Device& device, int64_t B, int64_t R, int64_t cycles,
+                           int64_t threads);
 // The reference's field_step on `device` through the Python torch of FIELDBRAIN_PYTHON:
 // mode "eager" (row python_eager) or "compile" (row torch_compile, torch.compile). A row the
 // local torch cannot produce (no torch.compile before 2.0, no CUDA) comes back with

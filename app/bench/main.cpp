@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
       run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
       run("load", [&] { return time_brain_load(device, B, R, slow); });
       run("python", [&] {
-        return time_python_cycle(B, R, quick ? 2 : python_cycles(B, R), at::get_num_threads());
+        return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
+                                 at::get_num_threads());
       });
     }
   }

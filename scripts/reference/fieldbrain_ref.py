@@ -113,17 +113,22 @@ class Ring:
         self.data[b, self.count[b] % self.N] = value
         self.count[b] += 1
 
+    def to(self, device):
+        self.data = self.data.to(device)
+        return self
+
     def ages(self, b):
-        j = torch.arange(self.N)
+        j = torch.arange(self.N, device=self.data.device)
         return (self.count[b] - 1 - j) % self.N
 
     def valid(self, b):
-        return torch.arange(self.N) < min(self.count[b], self.N)
+        return torch.arange(self.N, device=self.data.device) < min(self.count[b], self.N)
 
     def mean_ages(self, k1, k2):
         """Mean over valid slots with k1 <= age < k2; denominator min(k2, count) - k1
         (0 when that is <= 0). Returns [B, *item]."""
-        out = torch.zeros((self.B,) + tuple(self.data.shape[2:]), dtype=self.data.dtype)
+        out = torch.zeros((self.B,) + tuple(self.data.shape[2:]), dtype=self.data.dtype,
+                          device=self.data.device)
         for b in range(self.B):
             denom = min(k2, self.count[b]) - k1
             if denom <= 0:
@@ -131,7 +136,8 @@ class Ring:
             age = self.ages(b)
             sel = self.valid(b) & (age >= k1) & (age < k2)
             sel = sel.view((self.N,) + (1,) * (self.data.dim() - 2))
-            out[b] = torch.where(sel, self.data[b], torch.zeros((), dtype=self.data.dtype)).sum(0) / denom
+            out[b] = torch.where(sel, self.data[b], torch.zeros((), dtype=self.data.dtype,
+                                                                device=self.data.device)).sum(0) / denom
         return out
 
     def mean_last(self, k):
@@ -236,7 +242,7 @@ def field_step(field, noise, wave, ef, scalars):
 
     # 7.7 NaN -> 0, per-robot squash of the content block, clamp of the dynamics block
     Fn = torch.cat([X4, D1], 1)
-    Fn = torch.where(torch.isnan(Fn), torch.zeros((), dtype=Fn.dtype), Fn)
+    Fn = torch.where(torch.isnan(Fn), torch.zeros((), dtype=Fn.dtype, device=Fn.device), Fn)
     Xn = Fn[:, 0:48]
     big = Xn.abs().amax(dim=(1, 2, 3, 4)) > 2.0
     Xn = torch.where(big.reshape(B, 1, 1, 1, 1), torch.tanh(Xn), Xn)
@@ -258,7 +264,7 @@ class FieldBrainRef:
     LR = (0.3, 0.1, 0.03, 0.01)
     GAINS = (1.0, 0.5, 0.3, 0.2)
 
-    def __init__(self, R=32, S=24, M=4, A=8, seed=42, keys=(0,)):
+    def __init__(self, R=32, S=24, M=4, A=8, seed=42, keys=(0,), device="cpu"):
         if not (8 <= R <= 128 and 1 <= S <= 1024 and 1 <= M <= 1024 and A >= 1 and len(keys) >= 1):
             raise ValueError("bad config R=%s S=%s M=%s A=%s keys=%s" % (R, S, M, A, keys))
         self.R, self.S, self.M, self.A = R, S, M, A
@@ -347,6 +353,23 @@ class FieldBrainRef:
                                                  amp=1.0, decay=0.999).items()}
         self.last_s = full(0.0)
         self.cycle_time_ms = 0.0
+        self._move_to(torch.device(device))
+
+    def _move_to(self, device):
+        """Built on the CPU (the same draws on every device), then every tensor of the state and
+        of the static tables moves to `device`; step() creates its tensors there."""
+        self.dev = device
+        for name, value in list(vars(self).items()):
+            if torch.is_tensor(value):
+                setattr(self, name, value.to(device))
+            elif isinstance(value, Ring):
+                value.to(device)
+            elif isinstance(value, list) and value and isinstance(value[0], Ring):
+                for ring in value:
+                    ring.to(device)
+            elif isinstance(value, dict):
+                setattr(self, name, {k: v.to(device) if torch.is_tensor(v) else v
+                                     for k, v in value.items()})
 
     # -------------------------------------------------------------------- static tables
     def _build_tables(self):
@@ -403,7 +426,7 @@ class FieldBrainRef:
 
     def _wave(self, n):
         phi = 0.1 * n
-        wave = torch.zeros(self.B, self.R, self.R, self.R)
+        wave = torch.zeros(self.B, self.R, self.R, self.R, device=self.dev)
         for w in range(5):
             v = self.wv[:, w].reshape(self.B, 3, 1, 1, 1)
             dot = v[:, 0] * self.gx + v[:, 1] * self.gy + v[:, 2] * self.gz
@@ -418,8 +441,11 @@ class FieldBrainRef:
     def step(self, sensors, reward):
         t0 = time.perf_counter()
         B, R, S, M = self.B, self.R, self.S, self.M
-        a = torch.as_tensor(sensors, dtype=torch.float32)
-        r = torch.as_tensor(reward, dtype=torch.float32)
+        dev = self.dev
+        a = torch.as_tensor(sensors, dtype=torch.float32).to(dev)
+        r = torch.as_tensor(reward, dtype=torch.float32).to(dev)
+        zero = torch.zeros((), device=dev)
+        minus_inf = torch.full((), -float("inf"), device=dev)
         if tuple(a.shape) != (B, S):
             raise ValueError("sensors must have shape [%d, %d], got %s" % (B, S, list(a.shape)))
         if tuple(r.shape) != (B,):
@@ -441,16 +467,16 @@ class FieldBrainRef:
             err = e.abs().mean(1)
             mc = torch.clamp(self.n_active / 50, max=1.0)
             w = 1.5 - 0.5 * mc
-            base = 0.2 * (1 - mc) if n < 50 else torch.zeros(B)
+            base = 0.2 * (1 - mc) if n < 50 else torch.zeros(B, device=dev)
             raw = torch.maximum(base, 1 - torch.clamp(err * w, max=1.0))
             m = 0.9 - min(0.2, n / 1000)
             self.conf = m * self.conf + (1 - m) * raw
         else:
-            self.conf = torch.full((B,), 0.5)
+            self.conf = torch.full((B,), 0.5, device=dev)
 
         # ---- 2. hierarchical errors (section 4.2); Fc = F at cycle start
         self.hist.push(a)
-        U_h = torch.zeros(B, C, R, R, R)
+        U_h = torch.zeros(B, C, R, R, R, device=dev)
         if n >= 1:
             h = self.hist.count[0]
             targets = [a, self.hist.mean_last(10), self.hist.mean_last(100), self.hist.mean_last(1000)]
@@ -470,20 +496,20 @@ class FieldBrainRef:
                 val = tk[:, :nS] * (0.5 + mk).unsqueeze(1)                  # [B,nS]
                 sel = self.cubes[spread][:, :nS] & gate.reshape(B, 1, 1, 1, 1)
                 U_h[:, 16 * k:16 * k + nS] = torch.where(sel, val.reshape(B, nS, 1, 1, 1),
-                                                         torch.zeros(()))
+                                                         zero)
 
         # ---- 3. prediction-error field and resource allocation (section 4.4)
         if n >= 1:
             e = self.last_err
-            Ef = torch.zeros(B, R, R, R)
+            Ef = torch.zeros(B, R, R, R, device=dev)
             for i in range(16):
                 js = self.site_sensors[i]
                 if not js:
                     continue
                 avg = e[:, js].mean(1).reshape(B, 1, 1, 1)
                 pos = avg > 0.1
-                plus = torch.where(self.cubes[1, i] & pos, torch.clamp(2 * avg, max=1.0), torch.zeros(()))
-                minus = torch.where(self.cubes[2, i] & ~pos, 0.1 * (1 - avg), torch.zeros(()))
+                plus = torch.where(self.cubes[1, i] & pos, torch.clamp(2 * avg, max=1.0), zero)
+                minus = torch.where(self.cubes[2, i] & ~pos, 0.1 * (1 - avg), zero)
                 Ef = Ef + plus - minus
             Ef = Ef + (0.05 * e.abs().mean(1)).reshape(B, 1, 1, 1)
             self.Ef = Ef
@@ -496,7 +522,7 @@ class FieldBrainRef:
             s = s * self.boost
         else:
             s = s * (0.1 + 0.9 * (1 - self.conf))
-        self.last_s = torch.where(torch.tensor(skip), torch.zeros(()), s)
+        self.last_s = torch.where(torch.tensor(skip, device=dev), zero, s)
         if not all(skip):
             p = a / (torch.linalg.vector_norm(a, 2, dim=1, keepdim=True) + 1e-8)
             act = F.abs().mean(1)                                            # [B,R,R,R]
@@ -515,7 +541,7 @@ class FieldBrainRef:
                     bx = box[b][ml[:, 0], ml[:, 1], ml[:, 2]]
                     cand = self.map.valid(b) & (cos > 0.9) & (bx < 2.0)
                     if bool(cand.any()):
-                        j = int(torch.argmax(torch.where(cand, cos, torch.full((), -float("inf")))))
+                        j = int(torch.argmax(torch.where(cand, cos, minus_inf)))
                         loc = tuple(int(v) for v in ml[j])
                 # 4.5 resonant
                 if loc is None:
@@ -533,7 +559,7 @@ class FieldBrainRef:
                     self.occ[b][loc] = 1.0
                 # 4.8 mapping memory
                 self.map.push_one(b, p[b])
-                self.map_loc.push_one(b, torch.tensor(loc, dtype=torch.int64))
+                self.map_loc.push_one(b, torch.tensor(loc, dtype=torch.int64, device=dev))
                 # 4.9 blob on all 64 channels, clipped
                 lx, ly, lz = loc
                 x0, x1 = max(0, lx - 2), min(R, lx + 3)
@@ -551,17 +577,17 @@ class FieldBrainRef:
         v = xn[:, self.nov_idx]
         v = v / (torch.linalg.vector_norm(v, 2, dim=1, keepdim=True) + 1e-8)
         if self.nov.count[0] == 0:
-            nov_val = torch.ones(B)
+            nov_val = torch.ones(B, device=dev)
         else:
             dots = torch.matmul(self.nov.data, v.unsqueeze(2)).squeeze(2)          # [B,200]
             age = (n - self.nov_ts.data)                                             # float32
             sims = dots * torch.exp(-age / 500)
             ok = torch.stack([self.nov.valid(b) for b in range(B)]) & (age < 1000)
-            best = torch.clamp(torch.where(ok, sims, torch.full((), -float("inf"))).amax(1), min=0.0)
+            best = torch.clamp(torch.where(ok, sims, minus_inf).amax(1), min=0.0)
             nov_val = torch.clamp(1 - best + 0.1 * math.sin(0.01 * n), min=0.0)
         self.nov.push(v)
-        self.nov_ts.push(torch.full((B,), float(n)))
-        err_s = self.last_err.abs().mean(1) if n >= 1 else torch.full((B,), 0.3)
+        self.nov_ts.push(torch.full((B,), float(n), device=dev))
+        err_s = self.last_err.abs().mean(1) if n >= 1 else torch.full((B,), 0.3, device=dev)
         self.perr.push(err_s)
         c = self.perr.count[0]
         if c > 5:
@@ -570,15 +596,15 @@ class FieldBrainRef:
                 self.pimp.push(self.perr.mean_ages(10, 20) - recent)
                 if self.pimp.count[0] > 10:
                     flat = self.pimp.mean_last(10).abs() < 0.001
-                    self.plateau = torch.where(flat, self.plateau + 1, torch.zeros(()))
+                    self.plateau = torch.where(flat, self.plateau + 1, zero)
         else:
-            recent = torch.full((B,), 0.5)
+            recent = torch.full((B,), 0.5, device=dev)
         self.sc = 0.9 * self.sc + 0.1 / (1 + 5 * recent)
         for b in range(B):
             self.cwi[b] = self.cwi[b] + 1 if not has_input[b] else 0
-        dreaming = torch.tensor([cw > 100 for cw in self.cwi])
+        dreaming = torch.tensor([cw > 100 for cw in self.cwi], device=dev)
         nI = torch.clamp(self.si / 1.5, 0.0, 1.0)
-        drive = torch.where(dreaming, torch.full((), 0.95), (nI + self.sc) / 2)
+        drive = torch.where(dreaming, torch.full((), 0.95, device=dev), (nI + self.sc) / 2)
         explore = torch.clamp((1 - nI) * (0.5 + 0.5 * nov_val) + torch.clamp(self.plateau / 200, max=0.5) + 0.3,
                               max=1.0)
         explore = torch.clamp(explore + 0.2 * (1 - self.sc), max=1.0)
@@ -601,7 +627,7 @@ class FieldBrainRef:
 
         # ---- 7. the field step (sections 3.9, 3.9.1)
         wave = self._wave(n)
-        scalars = torch.zeros(B, 8)
+        scalars = torch.zeros(B, 8, device=dev)
         scalars[:, 0] = decay
         scalars[:, 1] = drive
         scalars[:, 2] = explore
@@ -615,7 +641,7 @@ class FieldBrainRef:
         if self.has_ef:
             self.sigma = torch.clamp(self.boost * sbase, max=0.3)
         else:
-            self.sigma = torch.full((B,), min(0.3, sbase))
+            self.sigma = torch.full((B,), min(0.3, sbase), device=dev)
         # 7.9 attractors, all from the same F (D6)
         rows = []
         for b in range(B):
@@ -659,7 +685,7 @@ class FieldBrainRef:
             ring = self.herr[k]
             cnt = ring.count[0]
             if cnt < 5:
-                cf.append(torch.full((B,), 0.5))
+                cf.append(torch.full((B,), 0.5, device=dev))
                 continue
             mu1 = ring.mean_last(10)
             cfk = 1 - torch.clamp(2 * mu1, max=1.0)
@@ -677,7 +703,7 @@ class FieldBrainRef:
         pc = (0.3 * torch.stack(cf, 1).amax(1)).unsqueeze(1).expand(B, S).clone()
         rc = self.recent.count[0]
         if rc >= 2:
-            mom = torch.zeros(B, S)
+            mom = torch.zeros(B, S, device=dev)
             for b in range(B):
                 if rc >= 3:
                     v3, v2, v1 = self.recent.last(b, 0), self.recent.last(b, 1), self.recent.last(b, 2)
@@ -694,7 +720,7 @@ class FieldBrainRef:
         pred = pred + (0.1 * F[:, 0:32].abs().mean(dim=(1, 2, 3, 4))).unsqueeze(1)
         pred = torch.clamp(pred, -1.0, 1.0)
         pc = torch.clamp(pc, 0.0, 1.0)
-        pc = torch.where(pc < 0.01, torch.full((), 0.1), pc)
+        pc = torch.where(pc < 0.01, torch.full((), 0.1, device=dev), pc)
         self.pred, self.pc = pred, pc
 
         # ---- 10. motors (section 3.12)
@@ -702,7 +728,7 @@ class FieldBrainRef:
         gx = Xc[:, :, R - 1].mean(dim=(1, 2, 3)) - Xc[:, :, 0].mean(dim=(1, 2, 3))
         gy = Xc[:, :, :, R - 1].mean(dim=(1, 2, 3)) - Xc[:, :, :, 0].mean(dim=(1, 2, 3))
         gz = Xc[:, :, :, :, R - 1].mean(dim=(1, 2, 3)) - Xc[:, :, :, :, 0].mean(dim=(1, 2, 3))
-        t = torch.zeros(B, M)
+        t = torch.zeros(B, M, device=dev)
         if M >= 2:
             t[:, 0] = 5 * gx
             t[:, 1] = 5 * gy
@@ -885,21 +911,31 @@ def cmd_fixture(args):
 
 
 def cmd_time(args):
+    """ms per reference cycle on --device; one JSON line (with "skipped": reason when the
+    device is not there)."""
+    row = {"impl": "python", "device": args.device, "R": args.R, "B": args.B, "S": args.S,
+           "M": args.M, "cycles": args.cycles, "threads": args.threads}
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        print(json.dumps(dict(row, skipped="no CUDA device visible to this torch")))
+        return
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     torch.set_num_threads(args.threads)
     keys = list(range(args.B))
     N = args.warmup + args.cycles
     sensors, reward = make_inputs("smooth", N, keys, args.S, args.seed)
-    brain = FieldBrainRef(R=args.R, S=args.S, M=args.M, A=args.A, seed=args.seed, keys=keys)
+    brain = FieldBrainRef(R=args.R, S=args.S, M=args.M, A=args.A, seed=args.seed, keys=keys,
+                          device=device)
     for i in range(args.warmup):
         brain.step(torch.from_numpy(sensors[i]), torch.from_numpy(reward[i]))
+    sync()
     t0, c0 = time.perf_counter(), time.process_time()
     for i in range(args.warmup, N):
         brain.step(torch.from_numpy(sensors[i]), torch.from_numpy(reward[i]))
+    sync()
     ms = (time.perf_counter() - t0) * 1000.0 / max(1, args.cycles)
     cpu_ms = (time.process_time() - c0) * 1000.0 / max(1, args.cycles)   # robust to a busy machine
-    print(json.dumps({"impl": "python", "R": args.R, "B": args.B, "S": args.S, "M": args.M,
-                      "cycles": args.cycles, "threads": args.threads, "ms_per_cycle": round(ms, 3),
-                      "cpu_ms_per_cycle": round(cpu_ms, 3)}))
+    print(json.dumps(dict(row, ms_per_cycle=round(ms, 3), cpu_ms_per_cycle=round(cpu_ms, 3))))
 
 
 def field_step_inputs(B, R, seed, device):
@@ -1024,6 +1060,7 @@ def main(argv=None):
     pt = sub.add_parser("time", help="print ms per cycle as one JSON line")
     common(pt, 32, 20, 1)
     pt.add_argument("--warmup", type=int, default=2)
+    pt.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     ps = sub.add_parser("time-step", help="print ms per field_step on a device as one JSON line")
     ps.add_argument("--R", type=int, default=32)
     ps.add_argument("--B", type=int, default=1)

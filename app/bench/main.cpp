@@ -29,7 +29,8 @@ namespace {
 
 const std::vector<std::string> kAllImpls = {
     "copy",     "field_step_op", "field_step_reference", "python_eager", "torch_compile",
-    "cpp_fast", "cpp_reference", "python",        "load"};
+    "cpp_fast", "cpp_reference", "python",        "load",          "group",
+    "tick_singles"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
       run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
       run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
       run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
+      run("group", [&] { return time_group_tick(device, false, B, R, budget); });
+      run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
       run("load", [&] { return time_brain_load(device, B, R, slow); });
       run("python", [&] {
         return time_python_cycle(B, R, quick ? 2 : python_cycles(B, R), at::get_num_threads());
@@ -119,6 +122,7 @@ int main(int argc, char** argv) {
   }
   add_ratios(rows);
   print_table(rows);
+  print_batch_gains(rows);
   if (!json_path.empty()) {
     std::ofstream(json_path) << to_json(rows).dump(2) << "\n";
     fmt::print(stderr, "wrote {}\n", json_path);

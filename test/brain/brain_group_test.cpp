@@ -10,6 +10,7 @@
 
 #include "brain/brain_group.h"
 #include "brain/robot_rows.h"
+#include "brain/sync_counter.h"
 #include "test/brain/brain_state.h"
 
 namespace fieldbrain::test {
@@ -48,6 +49,11 @@ void check_same_state(BrainGroupImpl& group, Twin& t) {
   INFO("robot " << t.key);
   CHECK(group.cycle(t.row) == t.alone->cycle());
   CHECK(first_archive_difference(group.archive_contents(t.row), t.alone->archive_contents()).empty());
+  auto in_group = group.telemetry(t.row), alone = t.alone->telemetry(0);
+  in_group.erase("cycle_time_ms");  // wall time of the last (group) cycle
+  alone.erase("cycle_time_ms");
+  CHECK(in_group == alone);
+  CHECK(torch::equal(group.field_slice(t.row, 5, 3), t.alone->field_slice(0, 5, 3)));
 }
 
 }  // namespace
@@ -122,7 +128,9 @@ TEST_CASE("A steady tick copies no robot state and keeps every row where it is",
   step(rows, 6);
   const int64_t all_ready = group->row_copies();
   const auto where_all = pointers();
+  SyncCounter::reset();
   for (int64_t i = 7; i < 10; ++i) step(rows, i);
+  CHECK(SyncCounter::count() == 3);  // one device-to-host copy per tick: the motors
   CHECK(group->row_copies() == all_ready);
   CHECK(pointers() == where_all);
 }

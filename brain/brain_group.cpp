@@ -35,15 +35,31 @@ torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t ro
 
 }  // namespace
 
-// The generators of today's draws follow their robots between brains and rows: this and the
-// generator lines of view() and claim() are all that counter-based draws make obsolete.
-static void carry_generator(std::vector<at::Generator>& to, int64_t pos, const at::Generator& from) {
-  to[pos] = from;  // a shared handle: the draws advance the robot's one generator
-}
-
 std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   const auto& p = *brain.parts_;
   return {p.eps_loc, p.eps_sp, p.eps_m, p.eps_x};
+}
+
+// Today's draws come from one CPU generator per robot, which has to follow its robot between
+// brains and rows (handles are shared: the draws advance the robot's one generator). With
+// counter-based draws a robot's randomness is a function of (seed, key, cycle) and its row's
+// key: then this function, its five calls and generators_ go.
+void BrainGroupImpl::carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone) {
+  switch (what) {
+    case Carry::kNewRows:  // positions [a, b) of a (re)built brain: its own placeholders
+      generators_.resize(b);
+      for (int64_t p = a; p < b; ++p) generators_[p] = brain_->generators_[p];
+      break;
+    case Carry::kJoin:  // position a takes the joining robot's generator
+      generators_[a] = alone->generators_[0];
+      break;
+    case Carry::kSwap:
+      std::swap(generators_[a], generators_[b]);
+      break;
+    case Carry::kView:  // the brain steps positions [a, b)
+      brain_->generators_.assign(generators_.begin() + a, generators_.begin() + b);
+      break;
+  }
 }
 
 BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(std::move(config)) {
@@ -54,7 +70,7 @@ BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(s
   rows_ = std::make_unique<RobotRows>(*brain_, scratch_of(*brain_), capacity);
   owner_.assign(capacity, -1);
   keys_.assign(capacity, 0);
-  generators_ = brain_->generators_;
+  carry_generators(Carry::kNewRows, 0, capacity);
   sensors_ = torch::zeros({capacity, config_.sensory_dim});
   reward_ = torch::zeros({capacity});
 }
@@ -75,7 +91,7 @@ BrainGroupImpl::Row BrainGroupImpl::claim(FieldBrainImpl& alone) {
   const int64_t pos = free_position();
   rows_->copy_in(alone, pos);
   keys_[pos] = alone.keys_[0];
-  carry_generator(generators_, pos, alone.generators_[0]);
+  carry_generators(Carry::kJoin, pos, 0, &alone);
   const Row row = next_row_++;
   owner_[pos] = row;
   position_[row] = pos;
@@ -119,7 +135,7 @@ void BrainGroupImpl::grow() {
   replace_module("brain", brain_);
   owner_.resize(cap, -1);
   keys_.resize(cap, 0);
-  for (int64_t p = old_cap; p < cap; ++p) generators_.push_back(brain_->generators_[p]);
+  carry_generators(Carry::kNewRows, old_cap, cap);
   auto s = torch::zeros({cap, config_.sensory_dim});
   s.slice(0, 0, old_cap).copy_(sensors_);
   sensors_ = s;
@@ -142,7 +158,7 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
     rows_->swap_rows(p, hole);
     std::swap(owner_[p], owner_[hole]);
     std::swap(keys_[p], keys_[hole]);
-    std::swap(generators_[p], generators_[hole]);
+    carry_generators(Carry::kSwap, p, hole);
     for (int64_t q : {p, hole}) {
       if (owner_[q] >= 0) position_[owner_[q]] = q;
     }
@@ -153,7 +169,7 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
 void BrainGroupImpl::view(int64_t begin, int64_t end) {
   rows_->view(begin, end);
   brain_->keys_.assign(keys_.begin() + begin, keys_.begin() + end);
-  brain_->generators_.assign(generators_.begin() + begin, generators_.begin() + end);
+  carry_generators(Carry::kView, begin, end);
 }
 
 torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Tensor& sensors,

@@ -83,6 +83,8 @@ class BrainGroupImpl : public torch::nn::Module {
   void grow();
   // Brings the positions of `rows` into the prefix [0, k), swapping only misplaced robots.
   void arrange(const std::vector<Row>& rows);
+  enum class Carry { kNewRows, kJoin, kSwap, kView };
+  void carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone = nullptr);
   // The brain views positions [begin, end) with their keys and generators.
   void view(int64_t begin, int64_t end);
 
@@ -91,7 +93,7 @@ class BrainGroupImpl : public torch::nn::Module {
   std::unique_ptr<RobotRows> rows_;
   std::vector<Row> owner_;                 // per position: the row there, or -1 when free
   std::vector<uint64_t> keys_;             // per position
-  std::vector<at::Generator> generators_;  // per position (goes with counter-based draws)
+  std::vector<at::Generator> generators_;  // per position (carry_generators)
   std::unordered_map<Row, int64_t> position_;
   Row next_row_ = 1;
   int64_t copies_before_ = 0;  // row copies made by RobotRows that were replaced on growth

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "brain/field_brain_parts.h"
+#include "brain/sync_counter.h"
 
 namespace fieldbrain {
 namespace {
@@ -22,7 +23,7 @@ torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t ro
                                             name, c10::str(t.sizes()), c10::toString(t.scalar_type()),
                                             c10::str(torch::IntArrayRef(want))));
   }
-  auto h = t.to(torch::kCPU, torch::kFloat).contiguous();
+  auto h = (t.device().is_cpu() ? t : SyncCounter::to_host(t)).to(torch::kFloat).contiguous();
   const float* p = h.data_ptr<float>();
   for (int64_t i = 0; i < h.numel(); ++i) {
     if (!std::isfinite(p[i])) {
@@ -68,6 +69,7 @@ BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(s
   brain_.reset(new FieldBrainImpl(config_, std::vector<uint64_t>(capacity, 0), FieldBrainImpl::Scratch{}));
   register_module("brain", brain_);
   rows_ = std::make_unique<RobotRows>(*brain_, scratch_of(*brain_), capacity);
+  cycles_ = rows_->full("cycles");
   owner_.assign(capacity, -1);
   keys_.assign(capacity, 0);
   carry_generators(Carry::kNewRows, 0, capacity);
@@ -131,6 +133,7 @@ void BrainGroupImpl::grow() {
   bigger->set_stage_timing(brain_->stage_times().enabled());
   copies_before_ += rows_->copies();
   rows_ = std::move(rows);
+  cycles_ = rows_->full("cycles");
   brain_ = bigger;
   replace_module("brain", brain_);
   owner_.resize(cap, -1);
@@ -214,7 +217,7 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
 }
 
 int64_t BrainGroupImpl::cycle(Row row) const {
-  return rows_->full("cycles").data_ptr<int64_t>()[position(row)];
+  return cycles_.data_ptr<int64_t>()[position(row)];
 }
 
 uint64_t BrainGroupImpl::key(Row row) const { return keys_[position(row)]; }

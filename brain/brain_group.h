@@ -1,5 +1,5 @@
 // BrainGroup: robots that share (S, M, R, device) living as rows of one resident batched
-// FieldBrain, the server's tick (docs/cycle.md "Batching"; brain/INTERFACE.md).
+// FieldBrain: the server's tick (brain/INTERFACE.md "The rule every buffer follows").
 //
 // A robot claims a row (fresh from its key, or filled from a single-robot brain such as one
 // loaded from its save: one copy of its state when it joins) and keeps a stable Row handle until

@@ -158,7 +158,8 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
   int64_t hole = 0;
   for (int64_t p : outside) {
     while (wanted[hole]) ++hole;
-    rows_->swap_rows(p, hole);
+    if (owner_[hole] < 0) rows_->copy_to(*rows_, p, hole);  // a free row: one copy suffices
+    else rows_->swap_rows(p, hole);
     std::swap(owner_[p], owner_[hole]);
     std::swap(keys_[p], keys_[hole]);
     carry_generators(Carry::kSwap, p, hole);

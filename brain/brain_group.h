@@ -8,8 +8,9 @@
 // A tick steps any set of rows. The rows being stepped are kept as the contiguous prefix
 // [0, k) of the batch and the cycle runs on views of every buffer narrowed to that prefix
 // (brain/robot_rows.h): when the set of ready robots is the one of the previous tick, nothing
-// moves and no robot state is copied. When it changes, only the misplaced robots are swapped
-// into the prefix (two row copies per swap, counted by row_copies()). The robots outside the
+// moves and no robot state is copied. When it changes, only the misplaced robots are moved
+// into the prefix: into a free row (one row copy) or swapped with a robot that is not ready
+// (two), counted by row_copies(). The robots outside the
 // prefix are not touched at all, so a robot's trajectory is bit-identical to the same robot
 // stepped alone, whoever else is in the group and whenever they join or leave.
 //

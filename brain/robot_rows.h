@@ -42,8 +42,8 @@ class RobotRows {
   const torch::Tensor& full(const std::string& name) const;
 
   // Robot state moves, each counted in copies(): `from` row 0 of a single-robot brain of the
-  // same config into row `to`; rows a and b exchanged; row `from` copied to row `to` of another
-  // RobotRows of the same config (growth). The attractor bank moves only its live slots: a
+  // same config into row `to`; rows a and b exchanged (two copies); row `from` copied to row
+  // `to` of this or another RobotRows of the same config (a move into a free row, growth). The attractor bank moves only its live slots: a
   // dead slot is never read (its next use overwrites it whole) and saves skip it too.
   void copy_in(const torch::nn::Module& alone, int64_t to);
   void swap_rows(int64_t a, int64_t b);

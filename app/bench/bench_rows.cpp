@@ -176,6 +176,26 @@ BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, i
   return row;
 }
 
+BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  BrainConfig config;
+  config.resolution = R;
+  config.device = device.is_cuda() ? "cuda" : "cpu";
+  config.field_step = "fast";
+  const int64_t S = config.sensory_dim;
+  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const auto reward = torch::zeros({B});
+  BrainGroup group(config, 2 * B);
+  std::vector<BrainGroupImpl::Row> halves[2];
+  for (int64_t b = 0; b < 2 * B; ++b) halves[b % 2].push_back(group->claim(static_cast<uint64_t>(b)));
+  const int64_t copies = group->row_copies();
+  auto row = measure("group_churn", device, B, R, budget, [&](int64_t i) {
+    group->step(halves[i % 2], 0.5 * torch::sin(phase + 0.1 * (i / 2)), reward);
+  });
+  row.note = fmt::format("fast; 2B rows, halves alternate: {:.1f} row copies per tick",
+                         static_cast<double>(group->row_copies() - copies) / (row.iterations + 1));
+  return row;
+}
+
 BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
   BrainConfig config;
   config.resolution = R;

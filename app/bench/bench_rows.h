@@ -37,6 +37,9 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
 // (the server before BrainGroup: every robot's state copied into a scratch batch and back).
 BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, int64_t R,
                          const RowBudget& budget);
+// The worst case of a resident group: 2B robots, ticks alternating between two halves of B,
+// so every tick swaps B robots into the prefix (row "group_churn"; B robot-cycles per tick).
+BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // FieldBrain::load of a brain saved after 30 cycles (some attractors live), on `device`; the
 // note carries the file size and the save time (another process's handshake waits on a load).
 BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);

@@ -147,6 +147,10 @@ TEST_CASE("Rows are claimed, released and reused; a fresh row is a fresh brain o
   CHECK(group->size() == 1);
   CHECK_THROWS_WITH(group->step({a}, torch::zeros({1, 24}), torch::zeros({1})), Catch::Contains("not claimed"));
   CHECK_THROWS_AS(group->cycle(a), std::out_of_range);
+  // b alone is ready: it moves into the row a freed at the front, one copy (no swap).
+  const int64_t before_move = group->row_copies();
+  group->step({b}, test_sensors(1, {72}, 24), test_reward(1, {72}));
+  CHECK(group->row_copies() == before_move + 1);
 
   const auto c = group->claim(73);  // the freed row, no growth
   CHECK(c != a);
@@ -155,7 +159,7 @@ TEST_CASE("Rows are claimed, released and reused; a fresh row is a fresh brain o
   CHECK(group->key(c) == 73);
   auto fresh = make_brain(config, {73});
   CHECK(first_archive_difference(group->archive_contents(c), fresh->archive_contents()).empty());
-  CHECK(group->cycle(b) == 1);
+  CHECK(group->cycle(b) == 2);
 }
 
 TEST_CASE("Capacity doubles when full and every robot keeps its state", "[brain][group]") {

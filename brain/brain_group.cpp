@@ -14,20 +14,23 @@ namespace {
 
 // Host float32 contiguous copy of a caller's input, checked for shape and finiteness.
 torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t rows, int64_t cols) {
-  if (!t.defined()) throw std::invalid_argument(fmt::format("BrainGroup::step: {} is undefined", name));
+  if (!t.defined())
+    throw std::invalid_argument(fmt::format("BrainGroup::step: {} is undefined", name));
   const bool matrix = cols > 0;
   const auto want = matrix ? std::vector<int64_t>{rows, cols} : std::vector<int64_t>{rows};
   if (t.sizes() != torch::IntArrayRef(want) || !t.is_floating_point()) {
-    throw std::invalid_argument(fmt::format("BrainGroup::step: {} has shape {} and dtype {}, expected "
-                                            "{} float32",
-                                            name, c10::str(t.sizes()), c10::toString(t.scalar_type()),
-                                            c10::str(torch::IntArrayRef(want))));
+    throw std::invalid_argument(
+        fmt::format("BrainGroup::step: {} has shape {} and dtype {}, expected "
+                    "{} float32",
+                    name, c10::str(t.sizes()), c10::toString(t.scalar_type()),
+                    c10::str(torch::IntArrayRef(want))));
   }
   auto h = (t.device().is_cpu() ? t : SyncCounter::to_host(t)).to(torch::kFloat).contiguous();
   const float* p = h.data_ptr<float>();
   for (int64_t i = 0; i < h.numel(); ++i) {
     if (!std::isfinite(p[i])) {
-      const std::string at = matrix ? fmt::format("[{}][{}]", i / cols, i % cols) : fmt::format("[{}]", i);
+      const std::string at =
+          matrix ? fmt::format("[{}][{}]", i / cols, i % cols) : fmt::format("[{}]", i);
       throw std::invalid_argument(fmt::format("BrainGroup::step: {}{} is not finite", name, at));
     }
   }
@@ -66,7 +69,8 @@ void BrainGroupImpl::carry_generators(Carry what, int64_t a, int64_t b, FieldBra
 BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(std::move(config)) {
   config_.validate();
   if (capacity < 1) throw std::invalid_argument("BrainGroup: capacity must be >= 1");
-  brain_.reset(new FieldBrainImpl(config_, std::vector<uint64_t>(capacity, 0), FieldBrainImpl::Scratch{}));
+  brain_.reset(
+      new FieldBrainImpl(config_, std::vector<uint64_t>(capacity, 0), FieldBrainImpl::Scratch{}));
   register_module("brain", brain_);
   rows_ = std::make_unique<RobotRows>(*brain_, scratch_of(*brain_), capacity);
   cycles_ = rows_->full("cycles");
@@ -86,7 +90,8 @@ BrainGroupImpl::Row BrainGroupImpl::claim(uint64_t key) {
 }
 
 BrainGroupImpl::Row BrainGroupImpl::claim(FieldBrainImpl& alone) {
-  if (alone.batch() != 1) throw std::invalid_argument("BrainGroup::claim: the brain must hold one robot");
+  if (alone.batch() != 1)
+    throw std::invalid_argument("BrainGroup::claim: the brain must hold one robot");
   if (nlohmann::json(alone.config()) != nlohmann::json(config_)) {
     throw std::invalid_argument("BrainGroup::claim: the brain's config differs from the group's");
   }
@@ -108,7 +113,8 @@ void BrainGroupImpl::release(Row row) {
 
 int64_t BrainGroupImpl::position(Row row) const {
   const auto it = position_.find(row);
-  if (it == position_.end()) throw std::out_of_range(fmt::format("BrainGroup: no claimed row {}", row));
+  if (it == position_.end())
+    throw std::out_of_range(fmt::format("BrainGroup: no claimed row {}", row));
   return it->second;
 }
 
@@ -152,14 +158,18 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
   std::vector<int64_t> outside;
   for (Row r : rows) {
     const int64_t p = position_.at(r);
-    if (p < k) wanted[p] = true;
-    else outside.push_back(p);
+    if (p < k)
+      wanted[p] = true;
+    else
+      outside.push_back(p);
   }
   int64_t hole = 0;
   for (int64_t p : outside) {
     while (wanted[hole]) ++hole;
-    if (owner_[hole] < 0) rows_->copy_to(*rows_, p, hole);  // a free row: one copy suffices
-    else rows_->swap_rows(p, hole);
+    if (owner_[hole] < 0)
+      rows_->copy_to(*rows_, p, hole);  // a free row: one copy suffices
+    else
+      rows_->swap_rows(p, hole);
     std::swap(owner_[p], owner_[hole]);
     std::swap(keys_[p], keys_[hole]);
     carry_generators(Carry::kSwap, p, hole);
@@ -212,14 +222,13 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
   if (identity) return motors;
   auto out = torch::empty({k, M}, torch::kFloat);
   for (int64_t i = 0; i < k; ++i) {
-    std::memcpy(out.data_ptr<float>() + i * M, motors.data_ptr<float>() + order_[i] * M, sizeof(float) * M);
+    std::memcpy(out.data_ptr<float>() + i * M, motors.data_ptr<float>() + order_[i] * M,
+                sizeof(float) * M);
   }
   return out;
 }
 
-int64_t BrainGroupImpl::cycle(Row row) const {
-  return cycles_.data_ptr<int64_t>()[position(row)];
-}
+int64_t BrainGroupImpl::cycle(Row row) const { return cycles_.data_ptr<int64_t>()[position(row)]; }
 
 uint64_t BrainGroupImpl::key(Row row) const { return keys_[position(row)]; }
 

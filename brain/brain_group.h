@@ -97,7 +97,7 @@ class BrainGroupImpl : public torch::nn::Module {
   std::vector<at::Generator> generators_;  // per position (carry_generators)
   std::unordered_map<Row, int64_t> position_;
   Row next_row_ = 1;
-  int64_t copies_before_ = 0;  // row copies made by RobotRows that were replaced on growth
+  int64_t copies_before_ = 0;       // row copies made by RobotRows that were replaced on growth
   torch::Tensor cycles_;            // [capacity] int64 CPU: every position's cycle count
   torch::Tensor sensors_, reward_;  // [capacity,S], [capacity]: inputs in position order
   std::vector<int64_t> order_;      // per stepped row: its position (reused every tick)

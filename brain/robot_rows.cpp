@@ -22,21 +22,27 @@ namespace {
 constexpr const char* kBank = "attractors.bank";
 constexpr const char* kBankValid = "attractors.valid";
 
+// Gives `m` the batch size when it is an `Impl`.
+template <typename Impl>
+bool set_batch_if(torch::nn::Module& m, int64_t batch) {
+  auto* impl = dynamic_cast<Impl*>(&m);
+  if (impl != nullptr) impl->options.batch(batch);
+  return impl != nullptr;
+}
+
 // The one place that knows which modules keep a batch size in their options. Returns false for
 // a module type it does not know (check_robot_rows refuses those).
 bool set_module_batch(torch::nn::Module& m, int64_t batch) {
-  if (auto* x = dynamic_cast<RingBufferImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<HierarchicalPredictorImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<PredictionErrorFieldImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<SensoryImprintImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<NoveltyModulationImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<RewardAttractorsImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<FieldDynamicsImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<SpatialPoolingImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<NextInputPredictionImpl*>(&m)) x->options.batch(batch);
-  else if (auto* x = dynamic_cast<MotorGenerationImpl*>(&m)) x->options.batch(batch);
-  else if (dynamic_cast<MotorEchoImpl*>(&m) == nullptr) return false;  // MotorEcho: no batch
-  return true;
+  return set_batch_if<RingBufferImpl>(m, batch) ||
+         set_batch_if<HierarchicalPredictorImpl>(m, batch) ||
+         set_batch_if<PredictionErrorFieldImpl>(m, batch) ||
+         set_batch_if<SensoryImprintImpl>(m, batch) ||
+         set_batch_if<NoveltyModulationImpl>(m, batch) ||
+         set_batch_if<RewardAttractorsImpl>(m, batch) ||
+         set_batch_if<FieldDynamicsImpl>(m, batch) || set_batch_if<SpatialPoolingImpl>(m, batch) ||
+         set_batch_if<NextInputPredictionImpl>(m, batch) ||
+         set_batch_if<MotorGenerationImpl>(m, batch) ||
+         dynamic_cast<MotorEchoImpl*>(&m) != nullptr;  // MotorEcho holds no per-robot state
 }
 
 // Rows [begin, end) of `full` (a tensor with the robot on dimension 0) as `live`'s new extent.
@@ -61,10 +67,10 @@ void check_robot_rows(const torch::nn::Module& brain, int64_t batch) {
   for (const auto& item : brain.named_modules("", /*include_self=*/false)) {
     // Setting the batch the brain already has changes nothing; an unknown type is refused.
     if (!set_module_batch(*item.value(), batch)) {
-      throw std::logic_error(fmt::format(
-          "brain module {} is of a type brain/robot_rows.cpp does not know: tell "
-          "set_module_batch how to give it a batch size",
-          item.key()));
+      throw std::logic_error(
+          fmt::format("brain module {} is of a type brain/robot_rows.cpp does not know: tell "
+                      "set_module_batch how to give it a batch size",
+                      item.key()));
     }
   }
 }
@@ -79,7 +85,8 @@ RobotRows::RobotRows(torch::nn::Module& brain, std::vector<torch::Tensor> scratc
     live_.push_back(item.value());
   }
   n_buffers_ = live_.size();
-  if (bank_ < 0 || bank_valid_ < 0) throw std::logic_error("RobotRows: the brain has no attractor bank");
+  if (bank_ < 0 || bank_valid_ < 0)
+    throw std::logic_error("RobotRows: the brain has no attractor bank");
   for (auto& t : scratch) {
     if (t.dim() == 0 || t.size(0) != capacity) {
       throw std::logic_error("RobotRows: a scratch tensor does not have the robot on dimension 0");
@@ -130,11 +137,13 @@ void RobotRows::copy_in(const torch::nn::Module& alone, int64_t to) {
   for (const auto& item : buffers) {
     if (n >= n_buffers_ || names_[n] != item.key() || item.value().size(0) != 1 ||
         item.value().sizes().slice(1) != full_[n].sizes().slice(1)) {
-      throw std::invalid_argument("RobotRows::copy_in: not a single-robot brain of the same config");
+      throw std::invalid_argument(
+          "RobotRows::copy_in: not a single-robot brain of the same config");
     }
     ++n;
   }
-  if (n != n_buffers_) throw std::invalid_argument("RobotRows::copy_in: not a brain of the same kind");
+  if (n != n_buffers_)
+    throw std::invalid_argument("RobotRows::copy_in: not a brain of the same kind");
   const auto& live = buffers[kBankValid];
   n = 0;
   for (const auto& item : buffers) {
@@ -170,7 +179,8 @@ void RobotRows::swap_rows(int64_t a, int64_t b) {
 
 void RobotRows::copy_to(RobotRows& other, int64_t from, int64_t to) const {
   torch::NoGradGuard no_grad;
-  if (other.names_ != names_) throw std::invalid_argument("RobotRows::copy_to: brains of another kind");
+  if (other.names_ != names_)
+    throw std::invalid_argument("RobotRows::copy_to: brains of another kind");
   const auto live = full_[bank_valid_][from];
   for (size_t i = 0; i < n_buffers_; ++i) {
     copy_row(full_[i][from], live, other.full_[i][to], static_cast<int64_t>(i) == bank_);

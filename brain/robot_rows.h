@@ -43,8 +43,9 @@ class RobotRows {
 
   // Robot state moves, each counted in copies(): `from` row 0 of a single-robot brain of the
   // same config into row `to`; rows a and b exchanged (two copies); row `from` copied to row
-  // `to` of this or another RobotRows of the same config (a move into a free row, growth). The attractor bank moves only its live slots: a
-  // dead slot is never read (its next use overwrites it whole) and saves skip it too.
+  // `to` of this or another RobotRows of the same config (a move into a free row, growth).
+  // The attractor bank moves only its live slots: a dead slot is never read (its next use
+  // overwrites it whole) and saves skip it too.
   void copy_in(const torch::nn::Module& alone, int64_t to);
   void swap_rows(int64_t a, int64_t b);
   void copy_to(RobotRows& other, int64_t from, int64_t to) const;
@@ -55,10 +56,10 @@ class RobotRows {
                 bool is_bank) const;
 
   torch::nn::Module& brain_;
-  std::vector<std::string> names_;   // buffer names in named_buffers order, then the scratch
-  size_t n_buffers_ = 0;             // names_[0, n_buffers_) are buffers (state)
-  std::vector<torch::Tensor> live_;  // the tensors the brain uses (re-pointed by view)
-  std::vector<torch::Tensor> full_;  // aliases of the same storage at full capacity
+  std::vector<std::string> names_;       // buffer names in named_buffers order, then the scratch
+  size_t n_buffers_ = 0;                 // names_[0, n_buffers_) are buffers (state)
+  std::vector<torch::Tensor> live_;      // the tensors the brain uses (re-pointed by view)
+  std::vector<torch::Tensor> full_;      // aliases of the same storage at full capacity
   int64_t bank_ = -1, bank_valid_ = -1;  // indices of attractors.bank / attractors.valid
   int64_t capacity_;
   int64_t begin_ = 0, end_ = 0;

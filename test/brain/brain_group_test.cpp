@@ -48,7 +48,8 @@ void tick(BrainGroupImpl& group, std::vector<Twin*> ready, int64_t S) {
 void check_same_state(BrainGroupImpl& group, Twin& t) {
   INFO("robot " << t.key);
   CHECK(group.cycle(t.row) == t.alone->cycle());
-  CHECK(first_archive_difference(group.archive_contents(t.row), t.alone->archive_contents()).empty());
+  CHECK(
+      first_archive_difference(group.archive_contents(t.row), t.alone->archive_contents()).empty());
   auto in_group = group.telemetry(t.row), alone = t.alone->telemetry(0);
   in_group.erase("cycle_time_ms");  // wall time of the last (group) cycle
   alone.erase("cycle_time_ms");
@@ -119,7 +120,8 @@ TEST_CASE("A steady tick copies no robot state and keeps every row where it is",
   CHECK(after_change > after_joining);
   const auto where = pointers();
   const auto field_before = group->field(rows[2]).clone();
-  for (int64_t i = 1; i < 6; ++i) step(i % 2 ? std::vector{rows[2], rows[0]} : std::vector{rows[0], rows[2]}, i);
+  for (int64_t i = 1; i < 6; ++i)
+    step(i % 2 ? std::vector{rows[2], rows[0]} : std::vector{rows[0], rows[2]}, i);
   CHECK(group->row_copies() == after_change);
   CHECK(pointers() == where);
   CHECK_FALSE(torch::equal(group->field(rows[2]), field_before));  // it did cycle, in place
@@ -145,7 +147,8 @@ TEST_CASE("Rows are claimed, released and reused; a fresh row is a fresh brain o
   group->step({a, b}, test_sensors(0, {71, 72}, 24), test_reward(0, {71, 72}));
   group->release(a);
   CHECK(group->size() == 1);
-  CHECK_THROWS_WITH(group->step({a}, torch::zeros({1, 24}), torch::zeros({1})), Catch::Contains("not claimed"));
+  CHECK_THROWS_WITH(group->step({a}, torch::zeros({1, 24}), torch::zeros({1})),
+                    Catch::Contains("not claimed"));
   CHECK_THROWS_AS(group->cycle(a), std::out_of_range);
   // b alone is ready: it moves into the row a freed at the front, one copy (no swap).
   const int64_t before_move = group->row_copies();
@@ -204,20 +207,24 @@ TEST_CASE("A robot joins a group from its saved brain and continues as if never 
   loaded = nullptr;
   CHECK(group->cycle(row) == 8);
   for (int64_t i = 8; i < 20; ++i) {
-    const auto m = group->step({other, row}, test_sensors(i, {92, 91}, 24), test_reward(i, {92, 91}));
+    const auto m =
+        group->step({other, row}, test_sensors(i, {92, 91}, 24), test_reward(i, {92, 91}));
     INFO("cycle " << i);
-    REQUIRE(torch::equal(m.slice(0, 1, 2), original->step(test_sensors(i, {91}, 24), test_reward(i, {91}))));
+    REQUIRE(torch::equal(m.slice(0, 1, 2),
+                         original->step(test_sensors(i, {91}, 24), test_reward(i, {91}))));
   }
   // Its save from the group loads into a brain of its own, identical.
   group->save(row, path);
   auto reloaded = make_brain(config, {91});
   reloaded->load(path);
-  CHECK(first_archive_difference(reloaded->archive_contents(), original->archive_contents()).empty());
+  CHECK(
+      first_archive_difference(reloaded->archive_contents(), original->archive_contents()).empty());
   // And a save loads back into its row.
   original->step(test_sensors(20, {91}, 24), test_reward(20, {91}));
   original->save(path);
   group->load(row, path);
-  CHECK(first_archive_difference(group->archive_contents(row), original->archive_contents()).empty());
+  CHECK(
+      first_archive_difference(group->archive_contents(row), original->archive_contents()).empty());
   std::filesystem::remove(path);
 }
 
@@ -232,8 +239,10 @@ TEST_CASE("A group refuses bad input, foreign brains and repeated rows with the 
   auto bad = test_sensors(1, {101, 102}, 24);
   bad[1][5] = std::numeric_limits<float>::quiet_NaN();
   CHECK_THROWS_WITH(group->step({a, b}, bad, torch::zeros({2})), Catch::Contains("sensors[1][5]"));
-  CHECK_THROWS_WITH(group->step({a, b}, torch::zeros({2, 25}), torch::zeros({2})), Catch::Contains("sensors has shape"));
-  CHECK_THROWS_WITH(group->step({a, a}, torch::zeros({2, 24}), torch::zeros({2})), Catch::Contains("twice"));
+  CHECK_THROWS_WITH(group->step({a, b}, torch::zeros({2, 25}), torch::zeros({2})),
+                    Catch::Contains("sensors has shape"));
+  CHECK_THROWS_WITH(group->step({a, a}, torch::zeros({2, 24}), torch::zeros({2})),
+                    Catch::Contains("twice"));
   CHECK(first_archive_difference(group->archive_contents(a), before_a).empty());
   auto wide = make_brain(small_config(8, 30), {103});
   CHECK_THROWS_WITH(group->claim(*wide), Catch::Contains("config"));

@@ -10,6 +10,7 @@
 #include "brain/cycle_context.h"
 #include "brain/field_brain_parts.h"
 #include "brain/persistence.h"
+#include "brain/robot_rows.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
@@ -114,6 +115,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
   p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
   p.eps_x = torch::zeros({B, M}, opts);
+  check_robot_rows(*this, B);  // the rule BrainGroup's row views rely on
 
   generators_.clear();
   for (int64_t b = 0; b < B; ++b) {

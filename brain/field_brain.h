@@ -3,6 +3,7 @@
 // Guarantees (see brain/INTERFACE.md):
 //  - every piece of state is a registered buffer, pre-allocated on the configured device at
 //    construction (host-side counters are CPU buffers); named_buffers() lists all of it;
+//  - every buffer has the robot on dimension 0 (checked at construction, brain/robot_rows.h);
 //  - a robot's trajectory depends only on (config, its key, its inputs): the same alone, in a
 //    batch, or in a step_group;
 //  - step() makes exactly one device->host copy (the motors, through SyncCounter);
@@ -66,6 +67,7 @@ class FieldBrainImpl : public torch::nn::Module {
   const std::vector<uint64_t>& robot_keys() const;
 
  private:
+  friend class BrainGroupImpl;  // holds robots as rows of one brain (brain/brain_group.h)
   struct Parts;  // the modules of the cycle (brain/field_brain.cpp)
   struct Scratch {};
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);

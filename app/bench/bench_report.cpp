@@ -65,6 +65,26 @@ void add_ratios(std::vector<BenchRow>& rows) {
   }
 }
 
+void print_batch_gains(const std::vector<BenchRow>& rows) {
+  bool header = false;
+  for (const auto& r : rows) {
+    const bool cycle_like = r.impl == "cpp_fast" || r.impl == "cpp_reference" || r.impl == "group" ||
+                            r.impl == "tick_singles" || r.impl == "python";
+    if (!cycle_like || r.B == 1 || !r.skipped.empty() || r.ms_per_cycle <= 0) continue;
+    const BenchRow* one = find(rows, r.impl, r.R, 1);
+    if (one == nullptr) continue;
+    if (!header) {
+      fmt::print("\nrobot-cycles/s, B robots per call vs one (batching gain):\n");
+      fmt::print("{:<14} {:>4} {:>3} {:>3} {:>12} {:>12} {:>7}\n", "impl", "dev", "R", "B",
+                 "B=1 rc/s", "B rc/s", "ratio");
+      header = true;
+    }
+    const double rc1 = 1000.0 / one->ms_per_cycle, rcB = 1000.0 * r.B / r.ms_per_cycle;
+    fmt::print("{:<14} {:>4} {:>3} {:>3} {:>12.1f} {:>12.1f} {:>6.2f}x\n", r.impl, r.device, r.R, r.B,
+               rc1, rcB, rcB / rc1);
+  }
+}
+
 void print_table(const std::vector<BenchRow>& rows) {
   fmt::print(
       "{:<21} {:>4} {:>3} {:>3} {:>10} {:>9} {:>11} {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} {:>6}  {}\n",

@@ -40,6 +40,9 @@ struct BenchRow {
 // memory bound). Skipped rows get no ratios and serve as no baseline.
 void add_ratios(std::vector<BenchRow>& rows);
 void print_table(const std::vector<BenchRow>& rows);  // and the per-stage table of cycle rows
+// Per cycle-like impl and R: robot-cycles/s at each B beside B = 1's, and their ratio (what
+// batching buys; the target for the server's tick is >= 1.8x at B = 4).
+void print_batch_gains(const std::vector<BenchRow>& rows);
 nlohmann::json to_json(const std::vector<BenchRow>& rows);
 
 }  // namespace bench

@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "brain/field_dynamics.h"
 #include "brain/ops/allocation_counter.h"
@@ -135,6 +136,63 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
                      });
   row.stage_ms = stages.means(row.iterations);
   row.note = "field_step " + field_step;
+  return row;
+}
+
+BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, int64_t R,
+                         const RowBudget& budget) {
+  BrainConfig config;
+  config.resolution = R;
+  config.device = device.is_cuda() ? "cuda" : "cpu";
+  config.field_step = "fast";
+  const int64_t S = config.sensory_dim;
+  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const auto reward = torch::zeros({B});
+  std::vector<torch::Tensor> sensors;
+  for (int64_t i = 0; i < 64; ++i) sensors.push_back(0.5 * torch::sin(phase + 0.1 * i));
+  BenchRow row;
+  if (singles) {
+    std::vector<FieldBrain> brains;
+    std::vector<FieldBrainImpl*> group;
+    for (int64_t b = 0; b < B; ++b) {
+      brains.emplace_back(config, std::vector<uint64_t>{static_cast<uint64_t>(b)});
+      group.push_back(brains.back().get());
+    }
+    row = measure("tick_singles", device, B, R, budget, [&](int64_t i) {
+      if (B == 1) group[0]->step(sensors[i % 64], reward);  // as the server did for one robot
+      else FieldBrainImpl::step_group(group, sensors[i % 64], reward);
+    });
+    row.note = "fast; B single brains via FieldBrainImpl::step_group";
+  } else {
+    BrainGroup group(config, B);
+    std::vector<BrainGroupImpl::Row> rows;
+    for (int64_t b = 0; b < B; ++b) rows.push_back(group->claim(static_cast<uint64_t>(b)));
+    const int64_t copies = group->row_copies();
+    row = measure("group", device, B, R, budget,
+                  [&](int64_t i) { group->step(rows, sensors[i % 64], reward); });
+    row.note = fmt::format("fast; B rows of one BrainGroup, {} row copies while ticking",
+                           group->row_copies() - copies);
+  }
+  return row;
+}
+
+BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  BrainConfig config;
+  config.resolution = R;
+  config.device = device.is_cuda() ? "cuda" : "cpu";
+  config.field_step = "fast";
+  const int64_t S = config.sensory_dim;
+  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const auto reward = torch::zeros({B});
+  BrainGroup group(config, 2 * B);
+  std::vector<BrainGroupImpl::Row> halves[2];
+  for (int64_t b = 0; b < 2 * B; ++b) halves[b % 2].push_back(group->claim(static_cast<uint64_t>(b)));
+  const int64_t copies = group->row_copies();
+  auto row = measure("group_churn", device, B, R, budget, [&](int64_t i) {
+    group->step(halves[i % 2], 0.5 * torch::sin(phase + 0.1 * (i / 2)), reward);
+  });
+  row.note = fmt::format("fast; 2B rows, halves alternate: {:.1f} row copies per tick",
+                         static_cast<double>(group->row_copies() - copies) / (row.iterations + 1));
   return row;
 }
 

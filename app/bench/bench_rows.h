@@ -31,6 +31,15 @@ BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowB
 // "cpp_reference", "fast" -> "cpp_fast") on a smooth synthetic sensor stream.
 BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
                           int64_t R, const RowBudget& budget);
+// The server's tick over B robots of one (S, M) with the fast field step, one tick per
+// iteration, every robot ready: "group" steps B rows of one resident BrainGroup (the server
+// today); "tick_singles" steps B single-robot FieldBrains through FieldBrainImpl::step_group
+// (the server before BrainGroup: every robot's state copied into a scratch batch and back).
+BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, int64_t R,
+                         const RowBudget& budget);
+// The worst case of a resident group: 2B robots, ticks alternating between two halves of B,
+// so every tick swaps B robots into the prefix (row "group_churn"; B robot-cycles per tick).
+BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // FieldBrain::load of a brain saved after 30 cycles (some attractors live), on `device`; the
 // note carries the file size and the save time (another process's handshake waits on a load).
 BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);

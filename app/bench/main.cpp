@@ -2,7 +2,9 @@
 // reference field step vs an 8 MiB-per-robot copy (the memory roofline of the device), the
 // reference's field_step in Python (eager, and through torch.compile where the local torch
 // has it), and whole cycles of the C++ reference path, the C++ fast path and the Python
-// reference (CPU), at R in {16, 32, 64} x B in {1, 4, 16} (--quick: R = 32, B in {1, 4}).
+// reference (CPU), the server's tick over B robots (a resident BrainGroup: group, group_churn;
+// the single brains of before: tick_singles), at R in {16, 32, 64} x B in {1, 4, 16} (--quick:
+// R = 32, B in {1, 4}). After the table, robot-cycles/s at each B beside B = 1's.
 // Every row but the Python cycle runs on --device (CUDA rows timed with CUDA events). Prints
 // a table; --json writes {"rows": [...]}, each row with its "device".
 #include <ATen/Parallel.h>
@@ -29,7 +31,8 @@ namespace {
 
 const std::vector<std::string> kAllImpls = {
     "copy",     "field_step_op", "field_step_reference", "python_eager", "torch_compile",
-    "cpp_fast", "cpp_reference", "python",        "load"};
+    "cpp_fast", "cpp_reference", "python",        "load",          "group",
+    "group_churn", "tick_singles"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -111,6 +114,9 @@ int main(int argc, char** argv) {
       run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
       run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
       run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
+      run("group", [&] { return time_group_tick(device, false, B, R, budget); });
+      run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
+      run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
       run("load", [&] { return time_brain_load(device, B, R, slow); });
       run("python", [&] {
         return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
@@ -120,6 +126,7 @@ int main(int argc, char** argv) {
   }
   add_ratios(rows);
   print_table(rows);
+  print_batch_gains(rows);
   if (!json_path.empty()) {
     std::ofstream(json_path) << to_json(rows).dump(2) << "\n";
     fmt::print(stderr, "wrote {}\n", json_path);

@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
+#include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "brain/ops/caching_allocator.h"
 
@@ -35,83 +37,96 @@ class FieldBrainEngine final : public BrainEngine {
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {
     torch::NoGradGuard no_grad;
-    BrainConfig c = base_;
-    c.sensory_dim = sensory_dim;
-    c.motor_dim = motor_dim;
-    c.validate();
-    const Slot slot = next_slot_++;
-    brains_.emplace(slot, FieldBrain(c, std::vector<uint64_t>{robot_key_hash(robot_key)}));
-    return slot;
+    BrainGroupImpl& group = group_for(sensory_dim, motor_dim);
+    return seat(group, group.claim(robot_key_hash(robot_key)));
   }
 
-  void destroy(Slot slot) override { brains_.erase(slot); }
+  void destroy(Slot slot) override {
+    const auto it = seats_.find(slot);
+    if (it == seats_.end()) return;
+    const Seat s = it->second;
+    seats_.erase(it);
+    BrainGroupImpl& group = *groups_.at(s.sizes);
+    group.release(s.row);
+    if (group.size() == 0) groups_.erase(s.sizes);  // its memory goes with its last robot
+  }
 
   std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
                                 const std::vector<float>& rewards) override {
     torch::NoGradGuard no_grad;
-    const int64_t k = static_cast<int64_t>(slots.size());
-    std::vector<FieldBrainImpl*> group;
-    group.reserve(k);
-    for (Slot s : slots) group.push_back(brain(s).get());
-    const int64_t S = group.front()->config().sensory_dim;
-    if (static_cast<int64_t>(sensors.size()) != k * S) {
+    if (slots.empty()) throw std::invalid_argument("step_group: no robots");
+    const auto k = static_cast<int64_t>(slots.size());
+    const Seat& first = seat_of(slots.front());
+    BrainGroupImpl& group = *groups_.at(first.sizes);
+    std::vector<BrainGroupImpl::Row> rows;
+    rows.reserve(slots.size());
+    for (Slot s : slots) {
+      const Seat& seat = seat_of(s);
+      if (seat.sizes != first.sizes) throw std::invalid_argument("step_group: robots of different sizes");
+      rows.push_back(seat.row);
+    }
+    const int64_t S = group.config().sensory_dim;
+    if (static_cast<int64_t>(sensors.size()) != k * S || static_cast<int64_t>(rewards.size()) != k) {
       throw std::invalid_argument("sensor batch size does not match the group");
     }
-    // from_blob does not own the vectors; clone so the brain may keep what it likes.
-    auto x = torch::from_blob(const_cast<float*>(sensors.data()), {k, S}, torch::kFloat32).clone();
-    auto r = torch::from_blob(const_cast<float*>(rewards.data()), {k}, torch::kFloat32).clone();
-    torch::Tensor motors =
-        k == 1 ? group.front()->step(x, r) : FieldBrainImpl::step_group(group, x, r);
-    motors = motors.to(torch::kCPU, torch::kFloat32).contiguous();
+    // The group copies the inputs into its own rows: the vectors are only read.
+    const auto x = torch::from_blob(const_cast<float*>(sensors.data()), {k, S}, torch::kFloat32);
+    const auto r = torch::from_blob(const_cast<float*>(rewards.data()), {k}, torch::kFloat32);
+    torch::Tensor motors = group.step(rows, x, r).to(torch::kCPU, torch::kFloat32).contiguous();
     return std::vector<float>(motors.data_ptr<float>(), motors.data_ptr<float>() + motors.numel());
   }
 
-  int64_t cycle(Slot slot) const override { return brain(slot)->cycle(); }
+  int64_t cycle(Slot slot) const override {
+    const Seat& s = seat_of(slot);
+    return groups_.at(s.sizes)->cycle(s.row);
+  }
 
   void save(Slot slot, const std::string& path) override {
     torch::NoGradGuard no_grad;
-    brain(slot)->save(path);
+    const Seat& s = seat_of(slot);
+    groups_.at(s.sizes)->save(s.row, path);
   }
 
   void load(Slot slot, const std::string& path) override {
     torch::NoGradGuard no_grad;
-    brain(slot)->load(path);
+    const Seat& s = seat_of(slot);
+    groups_.at(s.sizes)->load(s.row, path);
   }
 
-  // A whole FieldBrain of its own, built and loaded on the calling thread: nothing is shared
-  // with the brains being stepped (the allocator pool is thread-safe).
+  // A whole single-robot FieldBrain of its own, built and loaded on the calling thread: nothing
+  // is shared with the groups being stepped (the allocator pool is thread-safe).
   std::unique_ptr<Detached> load_detached(const std::string& robot_key, int sensory_dim,
                                           int motor_dim, const std::string& path) override {
     torch::NoGradGuard no_grad;
-    BrainConfig c = base_;
-    c.sensory_dim = sensory_dim;
-    c.motor_dim = motor_dim;
-    c.validate();
-    FieldBrain b(c, std::vector<uint64_t>{robot_key_hash(robot_key)});
+    FieldBrain b(config_for(sensory_dim, motor_dim), std::vector<uint64_t>{robot_key_hash(robot_key)});
     b->load(path);
     return std::make_unique<DetachedFieldBrain>(std::move(b));
   }
 
+  // The loaded brain's state is copied into a row of its group once; the brain is dropped.
   Slot adopt(std::unique_ptr<Detached> detached) override {
     auto* d = dynamic_cast<DetachedFieldBrain*>(detached.get());
     if (!d) throw std::invalid_argument("adopt: not a brain of this engine");
-    const Slot slot = next_slot_++;
-    brains_.emplace(slot, std::move(d->brain));
-    return slot;
+    torch::NoGradGuard no_grad;
+    const BrainConfig& c = d->brain->config();
+    BrainGroupImpl& group = group_for(static_cast<int>(c.sensory_dim), static_cast<int>(c.motor_dim));
+    return seat(group, group.claim(*d->brain));
   }
 
-  // A host copy of the state now (a memcpy-class cost: ~10 MB at R = 32 plus 8 MiB per live
-  // attractor slot); digest, serialisation and fsync run on the writer thread while the
+  // A host copy of the row's state now (a memcpy-class cost: ~10 MB at R = 32 plus 8 MiB per
+  // live attractor slot); digest, serialisation and fsync run on the writer thread while the
   // robot keeps cycling.
   StateWriterFn snapshot(Slot slot) override {
     torch::NoGradGuard no_grad;
-    auto contents = std::make_shared<const ArchiveContents>(brain(slot)->archive_contents());
+    const Seat& s = seat_of(slot);
+    auto contents = std::make_shared<const ArchiveContents>(groups_.at(s.sizes)->archive_contents(s.row));
     return [contents](const std::string& path) { contents->save(path); };
   }
 
   nlohmann::json telemetry(Slot slot) override {
     torch::NoGradGuard no_grad;
-    return brain(slot)->telemetry(0);
+    const Seat& s = seat_of(slot);
+    return groups_.at(s.sizes)->telemetry(s.row);
   }
 
   nlohmann::json field_slice(Slot slot, int64_t channel, int64_t z) override {
@@ -121,7 +136,8 @@ class FieldBrainEngine final : public BrainEngine {
     if (z < 0 || z >= R) {
       throw std::invalid_argument("z must be in 0.." + std::to_string(R - 1));
     }
-    torch::Tensor plane = brain(slot)->field_slice(0, channel, z).to(torch::kCPU).contiguous();
+    const Seat& s = seat_of(slot);
+    torch::Tensor plane = groups_.at(s.sizes)->field_slice(s.row, channel, z).to(torch::kCPU).contiguous();
     nlohmann::json rows = nlohmann::json::array();
     auto a = plane.accessor<float, 2>();
     for (int64_t i = 0; i < a.size(0); ++i) {
@@ -145,17 +161,41 @@ class FieldBrainEngine final : public BrainEngine {
   std::string state_extension() const override { return ".pt"; }
 
  private:
-  FieldBrain& brain(Slot slot) {
-    auto it = brains_.find(slot);
-    if (it == brains_.end()) throw std::out_of_range("no brain in slot " + std::to_string(slot));
-    return it->second;
+  using Sizes = std::pair<int, int>;  // (S, M): the robots of one group
+  struct Seat {
+    Sizes sizes;
+    BrainGroupImpl::Row row;
+  };
+
+  BrainConfig config_for(int sensory_dim, int motor_dim) const {
+    BrainConfig c = base_;
+    c.sensory_dim = sensory_dim;
+    c.motor_dim = motor_dim;
+    c.validate();
+    return c;
   }
-  const FieldBrain& brain(Slot slot) const {
-    return const_cast<FieldBrainEngine*>(this)->brain(slot);
+  BrainGroupImpl& group_for(int sensory_dim, int motor_dim) {
+    const Sizes sizes{sensory_dim, motor_dim};
+    auto it = groups_.find(sizes);
+    if (it == groups_.end()) it = groups_.emplace(sizes, BrainGroup(config_for(sensory_dim, motor_dim))).first;
+    return *it->second;
+  }
+  Slot seat(const BrainGroupImpl& group, BrainGroupImpl::Row row) {
+    const Slot slot = next_slot_++;
+    seats_.emplace(slot, Seat{{static_cast<int>(group.config().sensory_dim),
+                               static_cast<int>(group.config().motor_dim)},
+                              row});
+    return slot;
+  }
+  const Seat& seat_of(Slot slot) const {
+    auto it = seats_.find(slot);
+    if (it == seats_.end()) throw std::out_of_range("no brain in slot " + std::to_string(slot));
+    return it->second;
   }
 
   BrainConfig base_;
-  std::map<Slot, FieldBrain> brains_;
+  std::map<Sizes, BrainGroup> groups_;  // one resident group per (S, M)
+  std::map<Slot, Seat> seats_;
   Slot next_slot_ = 1;
 };
 

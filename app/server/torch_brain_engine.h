@@ -1,5 +1,6 @@
-// The BrainEngine over fieldbrain::FieldBrain: one single-robot FieldBrain per robot, robots
-// of one (S, M) stepped together with FieldBrainImpl::step_group. The header is torch-free so
+// The BrainEngine over fieldbrain::BrainGroup: the robots of one (S, M) live as rows of one
+// resident group (create claims a row, destroy releases it, adopt claims one filled from the
+// brain the loader thread built); a tick steps the ready rows of the group in one batch. The header is torch-free so
 // the server and its tests need no LibTorch headers; only torch_brain_engine.cpp includes it.
 #pragma once
 

@@ -43,6 +43,11 @@ std::string first_difference(const std::map<std::string, torch::Tensor>& a,
   return "";
 }
 
+std::string first_archive_difference(const ArchiveContents& a, const ArchiveContents& b) {
+  if (a.meta != b.meta) return "meta";
+  return first_difference(a.tensors, b.tensors);
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("fieldbrain-" + std::to_string(::getpid()) + "-" + name))

@@ -19,6 +19,8 @@ std::map<std::string, torch::Tensor> snapshot(const FieldBrainImpl& brain);
 // Name of the first buffer that differs (bitwise) between two snapshots, "" when none does.
 std::string first_difference(const std::map<std::string, torch::Tensor>& a,
                              const std::map<std::string, torch::Tensor>& b);
+// Name of the first tensor or "meta" where two archives differ (bitwise), "" when none does.
+std::string first_archive_difference(const ArchiveContents& a, const ArchiveContents& b);
 // max |a - b| over all elements, computed in double.
 double max_diff(const torch::Tensor& a, const torch::Tensor& b);
 // A path in the temp directory unique to this process: <tmp>/fieldbrain-<pid>-<name>.

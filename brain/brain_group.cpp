@@ -1,0 +1,270 @@
+#include "brain/brain_group.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "brain/field_brain_parts.h"
+#include "brain/sync_counter.h"
+
+namespace fieldbrain {
+namespace {
+
+// Host float32 contiguous copy of a caller's input, checked for shape and finiteness.
+torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t rows, int64_t cols) {
+  if (!t.defined())
+    throw std::invalid_argument(fmt::format("BrainGroup::step: {} is undefined", name));
+  const bool matrix = cols > 0;
+  const auto want = matrix ? std::vector<int64_t>{rows, cols} : std::vector<int64_t>{rows};
+  if (t.sizes() != torch::IntArrayRef(want) || !t.is_floating_point()) {
+    throw std::invalid_argument(
+        fmt::format("BrainGroup::step: {} has shape {} and dtype {}, expected "
+                    "{} float32",
+                    name, c10::str(t.sizes()), c10::toString(t.scalar_type()),
+                    c10::str(torch::IntArrayRef(want))));
+  }
+  auto h = (t.device().is_cpu() ? t : SyncCounter::to_host(t)).to(torch::kFloat).contiguous();
+  const float* p = h.data_ptr<float>();
+  for (int64_t i = 0; i < h.numel(); ++i) {
+    if (!std::isfinite(p[i])) {
+      const std::string at =
+          matrix ? fmt::format("[{}][{}]", i / cols, i % cols) : fmt::format("[{}]", i);
+      throw std::invalid_argument(fmt::format("BrainGroup::step: {}{} is not finite", name, at));
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
+  const auto& p = *brain.parts_;
+  return {p.eps_loc, p.eps_sp, p.eps_m, p.eps_x};
+}
+
+// Today's draws come from one CPU generator per robot, which has to follow its robot between
+// brains and rows (handles are shared: the draws advance the robot's one generator). With
+// counter-based draws a robot's randomness is a function of (seed, key, cycle) and its row's
+// key: then this function, its five calls and generators_ go.
+void BrainGroupImpl::carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone) {
+  switch (what) {
+    case Carry::kNewRows:  // positions [a, b) of a (re)built brain: its own placeholders
+      generators_.resize(b);
+      for (int64_t p = a; p < b; ++p) generators_[p] = brain_->generators_[p];
+      break;
+    case Carry::kJoin:  // position a takes the joining robot's generator
+      generators_[a] = alone->generators_[0];
+      break;
+    case Carry::kSwap:
+      std::swap(generators_[a], generators_[b]);
+      break;
+    case Carry::kView:  // the brain steps positions [a, b)
+      brain_->generators_.assign(generators_.begin() + a, generators_.begin() + b);
+      break;
+  }
+}
+
+BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(std::move(config)) {
+  config_.validate();
+  if (capacity < 1) throw std::invalid_argument("BrainGroup: capacity must be >= 1");
+  brain_.reset(
+      new FieldBrainImpl(config_, std::vector<uint64_t>(capacity, 0), FieldBrainImpl::Scratch{}));
+  register_module("brain", brain_);
+  rows_ = std::make_unique<RobotRows>(*brain_, scratch_of(*brain_), capacity);
+  cycles_ = rows_->full("cycles");
+  owner_.assign(capacity, -1);
+  keys_.assign(capacity, 0);
+  carry_generators(Carry::kNewRows, 0, capacity);
+  sensors_ = torch::zeros({capacity, config_.sensory_dim});
+  reward_ = torch::zeros({capacity});
+}
+
+BrainGroupImpl::~BrainGroupImpl() = default;
+
+BrainGroupImpl::Row BrainGroupImpl::claim(uint64_t key) {
+  torch::NoGradGuard no_grad;
+  FieldBrainImpl alone(config_, {key});
+  return claim(alone);
+}
+
+BrainGroupImpl::Row BrainGroupImpl::claim(FieldBrainImpl& alone) {
+  if (alone.batch() != 1)
+    throw std::invalid_argument("BrainGroup::claim: the brain must hold one robot");
+  if (nlohmann::json(alone.config()) != nlohmann::json(config_)) {
+    throw std::invalid_argument("BrainGroup::claim: the brain's config differs from the group's");
+  }
+  const int64_t pos = free_position();
+  rows_->copy_in(alone, pos);
+  keys_[pos] = alone.keys_[0];
+  carry_generators(Carry::kJoin, pos, 0, &alone);
+  const Row row = next_row_++;
+  owner_[pos] = row;
+  position_[row] = pos;
+  return row;
+}
+
+void BrainGroupImpl::release(Row row) {
+  const int64_t pos = position(row);
+  owner_[pos] = -1;
+  position_.erase(row);
+}
+
+int64_t BrainGroupImpl::position(Row row) const {
+  const auto it = position_.find(row);
+  if (it == position_.end())
+    throw std::out_of_range(fmt::format("BrainGroup: no claimed row {}", row));
+  return it->second;
+}
+
+int64_t BrainGroupImpl::free_position() {
+  for (int64_t p = 0; p < capacity(); ++p) {
+    if (owner_[p] < 0) return p;
+  }
+  const int64_t p = capacity();
+  grow();
+  return p;
+}
+
+void BrainGroupImpl::grow() {
+  torch::NoGradGuard no_grad;
+  const int64_t old_cap = capacity(), cap = 2 * old_cap;
+  std::shared_ptr<FieldBrainImpl> bigger(
+      new FieldBrainImpl(config_, std::vector<uint64_t>(cap, 0), FieldBrainImpl::Scratch{}));
+  auto rows = std::make_unique<RobotRows>(*bigger, scratch_of(*bigger), cap);
+  for (int64_t p = 0; p < old_cap; ++p) {
+    if (owner_[p] >= 0) rows_->copy_to(*rows, p, p);
+  }
+  bigger->set_stage_timing(brain_->stage_times().enabled());
+  copies_before_ += rows_->copies();
+  rows_ = std::move(rows);
+  cycles_ = rows_->full("cycles");
+  brain_ = bigger;
+  replace_module("brain", brain_);
+  owner_.resize(cap, -1);
+  keys_.resize(cap, 0);
+  carry_generators(Carry::kNewRows, old_cap, cap);
+  auto s = torch::zeros({cap, config_.sensory_dim});
+  s.slice(0, 0, old_cap).copy_(sensors_);
+  sensors_ = s;
+  reward_ = torch::zeros({cap});
+}
+
+void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
+  const auto k = static_cast<int64_t>(rows.size());
+  // Prefix positions not wanted this tick, and wanted robots outside the prefix: pair them.
+  std::vector<bool> wanted(k, false);
+  std::vector<int64_t> outside;
+  for (Row r : rows) {
+    const int64_t p = position_.at(r);
+    if (p < k)
+      wanted[p] = true;
+    else
+      outside.push_back(p);
+  }
+  int64_t hole = 0;
+  for (int64_t p : outside) {
+    while (wanted[hole]) ++hole;
+    if (owner_[hole] < 0)
+      rows_->copy_to(*rows_, p, hole);  // a free row: one copy suffices
+    else
+      rows_->swap_rows(p, hole);
+    std::swap(owner_[p], owner_[hole]);
+    std::swap(keys_[p], keys_[hole]);
+    carry_generators(Carry::kSwap, p, hole);
+    for (int64_t q : {p, hole}) {
+      if (owner_[q] >= 0) position_[owner_[q]] = q;
+    }
+    wanted[hole] = true;
+  }
+}
+
+void BrainGroupImpl::view(int64_t begin, int64_t end) {
+  rows_->view(begin, end);
+  brain_->keys_.assign(keys_.begin() + begin, keys_.begin() + end);
+  carry_generators(Carry::kView, begin, end);
+}
+
+torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Tensor& sensors,
+                                   const torch::Tensor& reward) {
+  if (rows.empty()) throw std::invalid_argument("BrainGroup::step: no rows");
+  const auto k = static_cast<int64_t>(rows.size());
+  const int64_t S = config_.sensory_dim, M = config_.motor_dim;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!position_.count(rows[i])) {
+      throw std::invalid_argument(fmt::format("BrainGroup::step: row {} is not claimed", rows[i]));
+    }
+    for (size_t j = i + 1; j < rows.size(); ++j) {
+      if (rows[i] == rows[j]) {
+        throw std::invalid_argument(fmt::format("BrainGroup::step: row {} appears twice", rows[i]));
+      }
+    }
+  }
+  const auto s = checked_input(sensors, "sensors", k, S);
+  const auto r = checked_input(reward, "reward", k, 0);
+
+  arrange(rows);
+  // Inputs into position order; the motors come back in it.
+  order_.resize(rows.size());
+  bool identity = true;
+  float* sp = sensors_.data_ptr<float>();
+  float* rp = reward_.data_ptr<float>();
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t p = position_.at(rows[i]);
+    order_[i] = p;
+    identity = identity && p == i;
+    std::memcpy(sp + p * S, s.data_ptr<float>() + i * S, sizeof(float) * S);
+    rp[p] = r.data_ptr<float>()[i];
+  }
+  view(0, k);
+  auto motors = brain_->step(sensors_.slice(0, 0, k), reward_.slice(0, 0, k));
+  if (identity) return motors;
+  auto out = torch::empty({k, M}, torch::kFloat);
+  for (int64_t i = 0; i < k; ++i) {
+    std::memcpy(out.data_ptr<float>() + i * M, motors.data_ptr<float>() + order_[i] * M,
+                sizeof(float) * M);
+  }
+  return out;
+}
+
+int64_t BrainGroupImpl::cycle(Row row) const { return cycles_.data_ptr<int64_t>()[position(row)]; }
+
+uint64_t BrainGroupImpl::key(Row row) const { return keys_[position(row)]; }
+
+nlohmann::json BrainGroupImpl::telemetry(Row row) {
+  const int64_t p = position(row);
+  view(p, p + 1);
+  return brain_->telemetry(0);
+}
+
+torch::Tensor BrainGroupImpl::field_slice(Row row, int64_t channel, int64_t z) {
+  const int64_t p = position(row);
+  view(p, p + 1);
+  return brain_->field_slice(0, channel, z);
+}
+
+ArchiveContents BrainGroupImpl::archive_contents(Row row) {
+  const int64_t p = position(row);
+  view(p, p + 1);
+  return brain_->archive_contents();
+}
+
+void BrainGroupImpl::save(Row row, const std::string& path) { archive_contents(row).save(path); }
+
+void BrainGroupImpl::load(Row row, const std::string& path) {
+  const int64_t p = position(row);
+  view(p, p + 1);
+  brain_->load(path);
+}
+
+torch::Tensor BrainGroupImpl::field(Row row) const { return rows_->full("field")[position(row)]; }
+
+int64_t BrainGroupImpl::size() const { return static_cast<int64_t>(position_.size()); }
+int64_t BrainGroupImpl::capacity() const { return rows_->capacity(); }
+int64_t BrainGroupImpl::row_copies() const { return copies_before_ + rows_->copies(); }
+
+void BrainGroupImpl::set_stage_timing(bool on) { brain_->set_stage_timing(on); }
+const StageTimer& BrainGroupImpl::stage_times() const { return brain_->stage_times(); }
+
+}  // namespace fieldbrain

@@ -1,0 +1,107 @@
+// BrainGroup: robots that share (S, M, R, device) living as rows of one resident batched
+// FieldBrain: the server's tick (brain/INTERFACE.md "The rule every buffer follows").
+//
+// A robot claims a row (fresh from its key, or filled from a single-robot brain such as one
+// loaded from its save: one copy of its state when it joins) and keeps a stable Row handle until
+// it releases it. Capacity doubles when every row is taken (the robots' states move once).
+//
+// A tick steps any set of rows. The rows being stepped are kept as the contiguous prefix
+// [0, k) of the batch and the cycle runs on views of every buffer narrowed to that prefix
+// (brain/robot_rows.h): when the set of ready robots is the one of the previous tick, nothing
+// moves and no robot state is copied. When it changes, only the misplaced robots are moved
+// into the prefix: into a free row (one row copy) or swapped with a robot that is not ready
+// (two), counted by row_copies(). The robots outside the
+// prefix are not touched at all, so a robot's trajectory is bit-identical to the same robot
+// stepped alone, whoever else is in the group and whenever they join or leave.
+//
+// Per-row read-outs (telemetry, field_slice, archive_contents, save, load) view that single
+// row, so they are exactly what a single-robot FieldBrain of the same state gives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "brain/brain_config.h"
+#include "brain/field_brain.h"
+#include "brain/persistence.h"
+#include "brain/robot_rows.h"
+
+namespace fieldbrain {
+
+class BrainGroupImpl : public torch::nn::Module {
+ public:
+  using Row = int64_t;  // a claimed row: stable for the robot's stay, never reused
+
+  // An empty group of `capacity` rows. Throws std::invalid_argument on a bad config.
+  explicit BrainGroupImpl(BrainConfig config, int64_t capacity = 1);
+  ~BrainGroupImpl() override;
+
+  // A row whose state is exactly a fresh FieldBrain(config, {key})'s.
+  Row claim(uint64_t key);
+  // A row holding the state of `alone`, a single-robot brain of the same config (e.g. loaded
+  // from a save off the brain thread). Its state is copied in once; `alone` may be dropped.
+  Row claim(FieldBrainImpl& alone);
+  void release(Row row);
+
+  // One cycle for `rows` (distinct, claimed): sensors [k,S], reward [k] float, finite, in the
+  // order of `rows`. Returns motors [k,M] on the CPU in that order. Throws
+  // std::invalid_argument naming the problem before any robot's state changes.
+  torch::Tensor step(const std::vector<Row>& rows, const torch::Tensor& sensors,
+                     const torch::Tensor& reward);
+
+  int64_t cycle(Row row) const;  // host counter, no sync
+  uint64_t key(Row row) const;
+  nlohmann::json telemetry(Row row);
+  torch::Tensor field_slice(Row row, int64_t channel, int64_t z);  // [R,R] CPU
+  ArchiveContents archive_contents(Row row);  // as FieldBrain::archive_contents of that robot
+  void save(Row row, const std::string& path);
+  void load(Row row, const std::string& path);  // throws, row untouched, on a bad file
+
+  // The robot's field [64,R,R,R] on the brain's device: a view of its row (tests, tools).
+  torch::Tensor field(Row row) const;
+
+  int64_t size() const;      // claimed rows
+  int64_t capacity() const;  // rows allocated
+  const BrainConfig& config() const { return config_; }
+  // Robot states copied so far by joining, swapping into the prefix and growing (one per
+  // robot moved): a steady tick adds none.
+  int64_t row_copies() const;
+
+  void set_stage_timing(bool on);
+  const StageTimer& stage_times() const;
+
+ private:
+  // The per-robot scratch of the cycle that follows the row view (the cycle's draws).
+  static std::vector<torch::Tensor> scratch_of(FieldBrainImpl& brain);
+  int64_t position(Row row) const;
+  int64_t free_position();
+  void grow();
+  // Brings the positions of `rows` into the prefix [0, k), swapping only misplaced robots.
+  void arrange(const std::vector<Row>& rows);
+  enum class Carry { kNewRows, kJoin, kSwap, kView };
+  void carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone = nullptr);
+  // The brain views positions [begin, end) with their keys and generators.
+  void view(int64_t begin, int64_t end);
+
+  BrainConfig config_;
+  std::shared_ptr<FieldBrainImpl> brain_;
+  std::unique_ptr<RobotRows> rows_;
+  std::vector<Row> owner_;                 // per position: the row there, or -1 when free
+  std::vector<uint64_t> keys_;             // per position
+  std::vector<at::Generator> generators_;  // per position (carry_generators)
+  std::unordered_map<Row, int64_t> position_;
+  Row next_row_ = 1;
+  int64_t copies_before_ = 0;       // row copies made by RobotRows that were replaced on growth
+  torch::Tensor cycles_;            // [capacity] int64 CPU: every position's cycle count
+  torch::Tensor sensors_, reward_;  // [capacity,S], [capacity]: inputs in position order
+  std::vector<int64_t> order_;      // per stepped row: its position (reused every tick)
+};
+TORCH_MODULE(BrainGroup);
+
+}  // namespace fieldbrain

@@ -22,8 +22,17 @@ class MotorGenerationImpl : public torch::nn::Module {
   const torch::Tensor& generate(const torch::Tensor& field, const torch::Tensor& explore,
                                 const torch::Tensor& eps_extra, const torch::Tensor& eps_explore);
 
+  // On the fast path: `gradients` [B,3] (gx, gy, gz) is a view of the fused read-out's summary
+  // (brain/ops/field_readout.h), rewritten in place every cycle before generate(), which then
+  // takes the face gradients from it instead of reducing the field. Undefined (the default,
+  // the reference path): generate() computes them with ATen ops.
+  void read_gradients_from(const torch::Tensor& gradients) { gradients_ = gradients; }
+
   MotorGenerationOptions options;
   torch::Tensor motor;  // [B,M] the last motor command
+
+ private:
+  torch::Tensor gradients_;
 };
 TORCH_MODULE(MotorGeneration);
 

@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "brain/field_brain.h"
@@ -58,6 +59,17 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
     INFO("cycle " << i << ": motors differ by " << dm << ", fields by " << df);
     REQUIRE(dm <= kFastTolerance);
     REQUIRE(df <= kFastTolerance);
+    // The statistics the fast path takes from the fused read-out (steps 5 and 8-9): active
+    // cells exactly, confidence and smoothed information within the tolerance.
+    for (int64_t b = 0; b < B; ++b) {
+      const auto t_ref = reference->telemetry(b), t_fast = fast->telemetry(b);
+      INFO("robot " << b);
+      REQUIRE(t_fast["active_cells"] == t_ref["active_cells"]);
+      for (const char* key : {"prediction_confidence", "smoothed_information", "exploration_drive"}) {
+        INFO(key);
+        REQUIRE(std::abs(t_fast[key].get<double>() - t_ref[key].get<double>()) <= kFastTolerance);
+      }
+    }
   }
   at::set_num_threads(threads_before);
   WARN("R=" << R << " B=" << B << " cycles=" << cycles << ": worst max|diff| motors "

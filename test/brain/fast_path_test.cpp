@@ -93,6 +93,30 @@ TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=4"
   follow_reference(32, 4, 200);
 }
 
+TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a batch", "[brain]") {
+  // The fused operators reduce each robot's field on its own: batching changes no bit.
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(GENERATE(1, 2));
+  CAPTURE(at::get_num_threads());
+  const auto config = config_with(8, "fast");
+  const std::vector<uint64_t> keys{11, 12, 13};
+  auto batch = make_brain(config, keys);
+  auto alone = make_brain(config, {12});
+  for (int64_t i = 0; i < 60; ++i) {
+    auto s = sensors_of(i, keys, 24);
+    if (i >= 20 && i < 30) s[1].zero_();  // the robot compared, silent for a while
+    const auto r = test_reward(i, keys);
+    const auto mb = batch->step(s, r);
+    const auto ma = alone->step(s.slice(0, 1, 2), r.slice(0, 1, 2));
+    INFO("cycle " << i);
+    REQUIRE(torch::equal(mb.slice(0, 1, 2), ma));
+  }
+  CHECK(torch::equal(batch->field().slice(0, 1, 2), alone->field()));
+  CHECK(torch::equal(buffer(*batch, "prediction.pred").slice(0, 1, 2), buffer(*alone, "prediction.pred")));
+  CHECK(torch::equal(buffer(*batch, "pooling.active").slice(0, 1, 2), buffer(*alone, "pooling.active")));
+  at::set_num_threads(threads_before);
+}
+
 TEST_CASE("In steady state a fast cycle allocates nothing from the system and syncs once",
           "[brain][allocation]") {
   auto& pool = ops::CachingCpuAllocator::install();

@@ -5,8 +5,9 @@
 // lines are added element-wise into one z-row per y-cell (so the cell sums are the same for every
 // vector width), then each row is cut into its four z-cells and
 // the cell sums go to double accumulators; the plane's own sum, |.| sum and square sum are
-// vector accumulators over at most R lines, reduced to double at the end of the plane. Depth of
-// any float accumulation: R (or a cell's extent), which keeps the means within ~1e-7 relative.
+// vector accumulators over the plane's R lines, reduced to double at the end of the plane. So a
+// float accumulation never spans more than one plane (R^2 / vector width terms per lane; for a
+// cell, its extent along y, then along z).
 #include "brain/ops/cpu/field_readout_passes.h"
 
 #include <ATen/cpu/vec/vec.h>

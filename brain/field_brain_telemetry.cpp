@@ -20,7 +20,8 @@ nlohmann::json FieldBrainImpl::telemetry(int64_t robot) {
   static_assert(ops::kSummaryMaxAbs == ops::kSummaryAbsMean + 1, "adjacent in the summary");
   const auto stats = ops::field_readout(field_.slice(0, robot, robot + 1));
   const int64_t first = ops::kReadoutSummary + ops::kSummaryAbsMean;
-  const auto row = SyncCounter::to_host(torch::cat({telemetry_[robot], stats[0].slice(0, first, first + 2)}));
+  const auto row = SyncCounter::to_host(
+      torch::cat({telemetry_[robot], stats[0].slice(0, first, first + 2)}));
   const float* v = row.data_ptr<float>();
   const Parts& p = *parts_;
   return nlohmann::json{

@@ -54,7 +54,8 @@ void NextInputPredictionImpl::predict(const CycleContext& ctx, const torch::Tens
   predict_with(ctx, cf, field.slice(1, 0, 32).abs().mean({1, 2, 3, 4}), hierarchy, pooling);
 }
 
-void NextInputPredictionImpl::predict_from_readout(const CycleContext& ctx, const torch::Tensor& readout,
+void NextInputPredictionImpl::predict_from_readout(const CycleContext& ctx,
+                                                   const torch::Tensor& readout,
                                                    HierarchicalPredictorImpl& hierarchy,
                                                    const SpatialPoolingImpl& pooling) {
   const auto cf = hierarchy.predict_from_means(

@@ -34,7 +34,8 @@ class NextInputPredictionImpl : public torch::nn::Module {
                HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
   // The same from the fused read-out [B, kReadoutWidth] of that field (brain/ops/field_readout.h).
   void predict_from_readout(const CycleContext& ctx, const torch::Tensor& readout,
-                            HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
+                            HierarchicalPredictorImpl& hierarchy,
+                            const SpatialPoolingImpl& pooling);
 
   NextInputPredictionOptions options;
   RingBuffer recent{nullptr};  // last 3 inputs
@@ -46,7 +47,8 @@ class NextInputPredictionImpl : public torch::nn::Module {
  private:
   // Step 9 from the timescale confidences cf [B,4] (hierarchy.hpred already updated) and
   // mean|F[0:32]| [B].
-  void predict_with(const CycleContext& ctx, const torch::Tensor& cf, const torch::Tensor& content_abs_mean,
+  void predict_with(const CycleContext& ctx, const torch::Tensor& cf,
+                    const torch::Tensor& content_abs_mean,
                     const HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
 
   torch::Tensor cell_of_sensor_, channel_of_sensor_;  // [S] int64: j mod 64, j mod 16

@@ -55,7 +55,9 @@ void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor&
     // Per robot: each robot's content block is contiguous, so this reads the field in place
     // (X.reshape({B, -1}) would copy all B blocks first whenever B > 1).
     std::vector<torch::Tensor> per_robot;
-    for (int64_t b = 0; b < B; ++b) per_robot.push_back(X[b].reshape({-1}).var(0, /*unbiased=*/true));
+    for (int64_t b = 0; b < B; ++b) {
+      per_robot.push_back(X[b].reshape({-1}).var(0, /*unbiased=*/true));
+    }
     var = torch::stack(per_robot);
   }
   si.copy_(si * 0.95 + info_now * 0.05 * (1 + var));

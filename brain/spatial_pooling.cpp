@@ -26,7 +26,8 @@ void SpatialPoolingImpl::update(const torch::Tensor& field) {
 void SpatialPoolingImpl::update_from_readout(const torch::Tensor& readout) {
   const int64_t B = options.batch();
   const auto cm = readout.slice(1, ops::kReadoutCellActivity, ops::kReadoutCellActivity + 64);
-  const auto thr = (readout.select(1, ops::kReadoutSummary + ops::kSummaryAbsMean) * 0.8).clamp_min(0.01);
+  const auto mean_abs = readout.select(1, ops::kReadoutSummary + ops::kSummaryAbsMean);
+  const auto thr = (mean_abs * 0.8).clamp_min(0.01);
   active.copy_(cm > thr.unsqueeze(1));
   n_active.copy_(active.sum(1));
   const int64_t first = ops::kReadoutCellMean + 32 * ops::kReadoutCells;  // channels 32..47

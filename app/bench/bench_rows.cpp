@@ -96,7 +96,8 @@ BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, c
   return row;
 }
 
-BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R,
+                               const RowBudget& budget) {
   const auto in = inputs_on(device, B, R);
   auto out = torch::empty({B, ops::kReadoutWidth}, in.field.options());
   auto row = measure("field_readout_op", device, B, R, budget,

@@ -16,12 +16,17 @@ TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
 namespace fieldbrain {
 namespace ops {
 
-std::pair<int64_t, int64_t> check_field_readout_field(const at::Tensor& field, c10::DeviceType device) {
+std::pair<int64_t, int64_t> check_field_readout_field(const at::Tensor& field,
+                                                      c10::DeviceType device) {
   TORCH_CHECK(field.defined(), "fieldbrain::field_readout: field is undefined");
-  TORCH_CHECK(field.dim() == 5 && field.size(1) == kReadoutChannels && field.size(2) == field.size(3) &&
-                  field.size(2) == field.size(4) && field.size(2) >= 4,
+  TORCH_CHECK(field.dim() == 5 && field.size(1) == kReadoutChannels &&
+                  field.size(2) == field.size(3) && field.size(2) == field.size(4) &&
+                  field.size(2) >= 4,
               "fieldbrain::field_readout: field must have shape [B,64,R,R,R] with R >= 4, got ",
               field.sizes());
+  // The CUDA kernel indexes a channel with 32-bit ints: R^3 must stay below 2^31.
+  TORCH_CHECK(field.size(2) <= 1024, "fieldbrain::field_readout: R must be <= 1024, got ",
+              field.size(2));
   TORCH_CHECK(field.scalar_type() == at::kFloat,
               "fieldbrain::field_readout: field must be float32, got ", field.scalar_type());
   TORCH_CHECK(field.device().type() == device, "fieldbrain::field_readout: field must be on ",
@@ -32,7 +37,8 @@ std::pair<int64_t, int64_t> check_field_readout_field(const at::Tensor& field, c
 void prepare_field_readout_out(at::Tensor& out, const at::Tensor& field) {
   TORCH_CHECK(out.defined() && out.device() == field.device() && out.scalar_type() == at::kFloat,
               "fieldbrain::field_readout_out: out must be a float32 tensor on ", field.device(),
-              ", got ", out.defined() ? c10::str(out.scalar_type(), " on ", out.device()) : "undefined");
+              ", got ",
+              out.defined() ? c10::str(out.scalar_type(), " on ", out.device()) : "undefined");
   const std::vector<int64_t> shape{field.size(0), kReadoutWidth};
   if (out.sizes() != at::IntArrayRef(shape)) out.resize_(shape);
   TORCH_CHECK(out.is_contiguous(), "fieldbrain::field_readout_out: out must be contiguous");

@@ -19,13 +19,13 @@ constexpr int64_t kReadoutCells = 64;
 constexpr int64_t kReadoutFaces = 6;
 
 enum ReadoutOffset : int64_t {
-  kReadoutCellMean = 0,                                                 // [64 ch][64 cells] mean F
-  kReadoutCellAbsMean = kReadoutCellMean + kReadoutChannels * kReadoutCells,     // [64][64] mean |F|
+  kReadoutCellMean = 0,  // [64 ch][64 cells] mean F
+  kReadoutCellAbsMean = kReadoutCellMean + kReadoutChannels * kReadoutCells,  // [64][64] mean |F|
   kReadoutChannelMean = kReadoutCellAbsMean + kReadoutChannels * kReadoutCells,  // [64] mean F
   kReadoutChannelAbsMean = kReadoutChannelMean + kReadoutChannels,               // [64] mean |F|
   kReadoutChannelSqMean = kReadoutChannelAbsMean + kReadoutChannels,             // [64] mean F^2
   kReadoutChannelMaxAbs = kReadoutChannelSqMean + kReadoutChannels,              // [64] max |F|
-  kReadoutFaceMean = kReadoutChannelMaxAbs + kReadoutChannels,                   // [64 ch][6] mean F
+  kReadoutFaceMean = kReadoutChannelMaxAbs + kReadoutChannels,  // [64 ch][6] mean F
   // [64 cells] mean over the 64 channels of the cell's mean |F| (spatial pooling's activity).
   kReadoutCellActivity = kReadoutFaceMean + kReadoutChannels * kReadoutFaces,
   kReadoutSummary = kReadoutCellActivity + kReadoutCells,  // [kSummaryCount], see ReadoutSummary
@@ -34,14 +34,14 @@ enum ReadoutOffset : int64_t {
 
 // The whole-field scalars at kReadoutSummary + i.
 enum ReadoutSummary : int64_t {
-  kSummaryAbsMean = 0,         // mean |F| over all 64 channels (telemetry field_information)
-  kSummaryMaxAbs = 1,          // max |F| (telemetry max_activation)
-  kSummaryContentAbsMean = 2,  // mean |F[0:32]| (step 9's offset)
-  kSummaryActivityAbsMean = 3, // mean |F[0:48]| (step 5's info)
-  kSummaryActivityVar = 4,     // var(F[0:48]) over all its elements, unbiased (step 5)
-  kSummaryGradientX = 5,       // mean F[0:32] on face x = R-1 minus on face x = 0 (step 10)
-  kSummaryGradientY = 6,       // likewise along y
-  kSummaryGradientZ = 7,       // likewise along z
+  kSummaryAbsMean = 0,          // mean |F| over all 64 channels (telemetry field_information)
+  kSummaryMaxAbs = 1,           // max |F| (telemetry max_activation)
+  kSummaryContentAbsMean = 2,   // mean |F[0:32]| (step 9's offset)
+  kSummaryActivityAbsMean = 3,  // mean |F[0:48]| (step 5's info)
+  kSummaryActivityVar = 4,      // var(F[0:48]) over all its elements, unbiased (step 5)
+  kSummaryGradientX = 5,        // mean F[0:32] on face x = R-1 minus on face x = 0 (step 10)
+  kSummaryGradientY = 6,        // likewise along y
+  kSummaryGradientZ = 7,        // likewise along z
   kSummaryCount = 8,
 };
 

@@ -65,7 +65,8 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
       const auto t_ref = reference->telemetry(b), t_fast = fast->telemetry(b);
       INFO("robot " << b);
       REQUIRE(t_fast["active_cells"] == t_ref["active_cells"]);
-      for (const char* key : {"prediction_confidence", "smoothed_information", "exploration_drive"}) {
+      for (const char* key :
+           {"prediction_confidence", "smoothed_information", "exploration_drive"}) {
         INFO(key);
         REQUIRE(std::abs(t_fast[key].get<double>() - t_ref[key].get<double>()) <= kFastTolerance);
       }
@@ -112,8 +113,10 @@ TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a 
     REQUIRE(torch::equal(mb.slice(0, 1, 2), ma));
   }
   CHECK(torch::equal(batch->field().slice(0, 1, 2), alone->field()));
-  CHECK(torch::equal(buffer(*batch, "prediction.pred").slice(0, 1, 2), buffer(*alone, "prediction.pred")));
-  CHECK(torch::equal(buffer(*batch, "pooling.active").slice(0, 1, 2), buffer(*alone, "pooling.active")));
+  for (const char* name : {"prediction.pred", "pooling.active", "pooling.temporal"}) {
+    INFO(name);
+    CHECK(torch::equal(buffer(*batch, name).slice(0, 1, 2), buffer(*alone, name)));
+  }
   at::set_num_threads(threads_before);
 }
 

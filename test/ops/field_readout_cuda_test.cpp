@@ -8,7 +8,8 @@
 
 using Catch::Matchers::Contains;
 
-TEST_CASE("The read-out operator gives the same statistics on every device", "[cuda][ops][readout]") {
+TEST_CASE("The read-out operator gives the same statistics on every device",
+          "[cuda][ops][readout]") {
   if (!fieldbrain::test::cuda_or_skip("field_readout CUDA vs CPU")) return;
   const std::string device_name = GENERATE(from_range(fieldbrain::test::test_devices()));
   const int64_t R = GENERATE(8, 10, 16, 32);
@@ -30,5 +31,6 @@ TEST_CASE("The read-out operator refuses an out on another device", "[cuda][ops]
   if (!fieldbrain::test::cuda_or_skip("field_readout device checks")) return;
   const auto field = fieldbrain::ops::make_field_step_inputs(1, 8, 2).field.to(torch::kCUDA);
   auto out = torch::empty({1, fieldbrain::ops::kReadoutWidth});
-  CHECK_THROWS_WITH(fieldbrain::ops::field_readout_out(field, out), Contains("out must be a float32 tensor on cuda"));
+  CHECK_THROWS_WITH(fieldbrain::ops::field_readout_out(field, out),
+                    Contains("out must be a float32 tensor on cuda"));
 }

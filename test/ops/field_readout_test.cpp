@@ -1,12 +1,12 @@
 // The fused read-out (brain/ops/field_readout.h) against an independent ATen computation, in
 // double, of every entry of its layout; its argument checks; and its allocation behaviour.
-#include <catch2/catch.hpp>
+#include "brain/ops/field_readout.h"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "brain/ops/allocation_counter.h"
-#include "brain/ops/field_readout.h"
 #include "brain/ops/field_step_inputs.h"
 
 namespace {
@@ -40,15 +40,17 @@ std::vector<Block> expected_blocks(const torch::Tensor& field_f) {
       {"channel square means", kReadoutChannelSqMean, (F * F).mean({2, 3, 4})},
       {"channel max |.|", kReadoutChannelMaxAbs, absF.amax({2, 3, 4})},
       {"face means", kReadoutFaceMean,
-       torch::stack({face(2, 0), face(2, R - 1), face(3, 0), face(3, R - 1), face(4, 0), face(4, R - 1)}, 2)
+       torch::stack(
+           {face(2, 0), face(2, R - 1), face(3, 0), face(3, R - 1), face(4, 0), face(4, R - 1)}, 2)
            .reshape({B, -1})},
       {"cell activity", kReadoutCellActivity, cell_abs.mean(1)},
       {"summary", kReadoutSummary,
-       torch::stack({absF.mean({1, 2, 3, 4}), absF.amax({1, 2, 3, 4}),
-                     absF.slice(1, 0, 32).mean({1, 2, 3, 4}), absF.slice(1, 0, 48).mean({1, 2, 3, 4}),
-                     F.slice(1, 0, 48).reshape({B, -1}).var(1, /*unbiased=*/true), gradient(2),
-                     gradient(3), gradient(4)},
-                    1)},
+       torch::stack(
+           {absF.mean({1, 2, 3, 4}), absF.amax({1, 2, 3, 4}),
+            absF.slice(1, 0, 32).mean({1, 2, 3, 4}), absF.slice(1, 0, 48).mean({1, 2, 3, 4}),
+            F.slice(1, 0, 48).reshape({B, -1}).var(1, /*unbiased=*/true), gradient(2), gradient(3),
+            gradient(4)},
+           1)},
   };
 }
 
@@ -79,15 +81,18 @@ void check_against_aten(const torch::Tensor& field, const torch::Tensor& got) {
 
 }  // namespace
 
-TEST_CASE("field_readout matches an ATen computation of every entry of its layout", "[ops][readout]") {
-  const int64_t R = GENERATE(8, 10, 16, 32);  // 10: overlapping cells, as adaptive_avg_pool3d has them
+TEST_CASE("field_readout matches an ATen computation of every entry of its layout",
+          "[ops][readout]") {
+  const int64_t R =
+      GENERATE(8, 10, 16, 32);  // 10: overlapping cells, as adaptive_avg_pool3d has them
   const int64_t B = GENERATE(1, 4);
   CAPTURE(R, B);
   const auto field = make_field(B, R, 40 + R + B);
   check_against_aten(field, field_readout(field));
 }
 
-TEST_CASE("field_readout sees a squashed field's large values and its faces' gradient", "[ops][readout]") {
+TEST_CASE("field_readout sees a squashed field's large values and its faces' gradient",
+          "[ops][readout]") {
   // A field with a known gradient along x on channels 0..31 and one large voxel.
   const int64_t R = 16;
   auto field = torch::zeros({2, 64, R, R, R});
@@ -118,13 +123,19 @@ TEST_CASE("field_readout refuses malformed arguments with a clear message", "[op
     CHECK_THROWS_WITH(field_readout(field[0]), Contains("field must have shape [B,64,R,R,R]"));
   }
   SECTION("wrong channel count") {
-    CHECK_THROWS_WITH(field_readout(field.slice(1, 0, 63)), Contains("field must have shape [B,64,R,R,R]"));
+    CHECK_THROWS_WITH(field_readout(field.slice(1, 0, 63)),
+                      Contains("field must have shape [B,64,R,R,R]"));
   }
   SECTION("not a cube") {
-    CHECK_THROWS_WITH(field_readout(field.slice(4, 0, 7)), Contains("field must have shape [B,64,R,R,R]"));
+    CHECK_THROWS_WITH(field_readout(field.slice(4, 0, 7)),
+                      Contains("field must have shape [B,64,R,R,R]"));
   }
   SECTION("too small for 4x4x4 cells") {
     CHECK_THROWS_WITH(field_readout(torch::zeros({1, 64, 3, 3, 3})), Contains("R >= 4"));
+  }
+  SECTION("too large for the kernels' 32-bit indexing (an expanded view: no memory)") {
+    const auto huge = torch::zeros({1, 64, 1, 1, 1}).expand({1, 64, 1025, 1025, 1025});
+    CHECK_THROWS_WITH(field_readout(huge), Contains("R must be <= 1024"));
   }
   SECTION("double precision") {
     CHECK_THROWS_WITH(field_readout(field.to(torch::kDouble)), Contains("field must be float32"));

@@ -53,7 +53,8 @@ float* readout_scratch(size_t floats) {
 void finish_robot(float* row, int64_t R) {
   for (int64_t cell = 0; cell < kReadoutCells; ++cell) {
     double s = 0.0;
-    for (int64_t c = 0; c < kReadoutChannels; ++c) s += row[kReadoutCellAbsMean + c * kReadoutCells + cell];
+    for (int64_t c = 0; c < kReadoutChannels; ++c)
+      s += row[kReadoutCellAbsMean + c * kReadoutCells + cell];
     row[kReadoutCellActivity + cell] = static_cast<float>(s / kReadoutChannels);
   }
   auto channel_mean = [&](int64_t offset, int64_t channels) {
@@ -67,7 +68,8 @@ void finish_robot(float* row, int64_t R) {
     return s / 32.0;
   };
   float max_abs = 0.f;
-  for (int64_t c = 0; c < kReadoutChannels; ++c) max_abs = std::max(max_abs, row[kReadoutChannelMaxAbs + c]);
+  for (int64_t c = 0; c < kReadoutChannels; ++c)
+    max_abs = std::max(max_abs, row[kReadoutChannelMaxAbs + c]);
   const double n = 48.0 * static_cast<double>(R * R * R);
   const double mean = channel_mean(kReadoutChannelMean, 48);
   const double square = channel_mean(kReadoutChannelSqMean, 48);
@@ -105,7 +107,8 @@ at::Tensor& field_readout_out_cpu(const at::Tensor& field_in, at::Tensor& out) {
 
 at::Tensor field_readout_cpu(const at::Tensor& field) {
   check_field_readout_field(field, c10::DeviceType::CPU);
-  at::Tensor out = at::empty({field.size(0), kReadoutWidth}, field.options().memory_format(at::MemoryFormat::Contiguous));
+  at::Tensor out = at::empty({field.size(0), kReadoutWidth},
+                             field.options().memory_format(at::MemoryFormat::Contiguous));
   field_readout_out_cpu(field, out);
   return out;
 }

@@ -142,9 +142,11 @@ void readout_channel(const float* ch, int64_t R, int64_t c, float* row, float* s
     for (int64_t yj = 0; yj < 4; ++yj) {
       for (int64_t zk = 0; zk < 4; ++zk) {
         const int64_t cell = (xi * 4 + yj) * 4 + zk;
-        const double n = static_cast<double>((hi[xi] - lo[xi]) * (hi[yj] - lo[yj]) * (hi[zk] - lo[zk]));
+        const double n =
+            static_cast<double>((hi[xi] - lo[xi]) * (hi[yj] - lo[yj]) * (hi[zk] - lo[zk]));
         row[kReadoutCellMean + c * kReadoutCells + cell] = static_cast<float>(cell_sum[cell] / n);
-        row[kReadoutCellAbsMean + c * kReadoutCells + cell] = static_cast<float>(cell_abs[cell] / n);
+        row[kReadoutCellAbsMean + c * kReadoutCells + cell] =
+            static_cast<float>(cell_abs[cell] / n);
       }
     }
   }
@@ -154,7 +156,8 @@ void readout_channel(const float* ch, int64_t R, int64_t c, float* row, float* s
   row[kReadoutChannelSqMean + c] = static_cast<float>(total_sq / V);
   row[kReadoutChannelMaxAbs + c] = max_abs;
   for (int64_t f = 0; f < kReadoutFaces; ++f) {
-    row[kReadoutFaceMean + c * kReadoutFaces + f] = static_cast<float>(face[f] / static_cast<double>(P));
+    row[kReadoutFaceMean + c * kReadoutFaces + f] =
+        static_cast<float>(face[f] / static_cast<double>(P));
   }
 }
 

@@ -1,12 +1,13 @@
 // CUDA registration of fieldbrain::field_readout / field_readout_out (built with
 // FIELDBRAIN_CUDA=ON against a CUDA LibTorch). The kernels are in field_readout_kernel.cu; this
 // file checks the arguments and launches on the current stream, with no host sync.
+#include "brain/ops/cuda/field_readout_cuda.h"
+
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
-#include "brain/ops/cuda/field_readout_cuda.h"
 #include "brain/ops/field_readout.h"
 
 namespace fieldbrain {

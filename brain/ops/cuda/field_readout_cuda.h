@@ -13,7 +13,8 @@ namespace cuda {
 // float32 device arrays. Enqueues the read-out on `stream` (a cudaStream_t; nullptr = the default
 // stream) and returns 0 or the cudaError_t of the first failing launch. Makes no host sync and
 // needs no workspace.
-int launch_field_readout(const float* field, float* out, int64_t batch, int64_t resolution, void* stream);
+int launch_field_readout(const float* field, float* out, int64_t batch, int64_t resolution,
+                         void* stream);
 
 }  // namespace cuda
 }  // namespace ops

@@ -7,10 +7,9 @@
 //   2. one block per robot: the cell activity (one thread per cell) and the summary.
 // Index math is 32-bit inside a channel (R <= 128 gives at most 2^21 voxels); only the
 // channel's base offset is 64-bit.
-#include "brain/ops/cuda/field_readout_cuda.h"
-
 #include <cuda_runtime.h>
 
+#include "brain/ops/cuda/field_readout_cuda.h"
 #include "brain/ops/field_readout_layout.h"
 
 namespace fieldbrain {
@@ -30,7 +29,8 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 __device__ __forceinline__ float warp_max(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, offset));
   return v;
 }
 
@@ -114,11 +114,13 @@ __global__ void readout_finish_kernel(float* out, int R) {
   float* row = out + static_cast<int64_t>(blockIdx.x) * kReadoutWidth;
   const int cell = threadIdx.x;
   double s = 0.0;
-  for (int c = 0; c < kReadoutChannels; ++c) s += row[kReadoutCellAbsMean + c * kReadoutCells + cell];
+  for (int c = 0; c < kReadoutChannels; ++c)
+    s += row[kReadoutCellAbsMean + c * kReadoutCells + cell];
   row[kReadoutCellActivity + cell] = static_cast<float>(s / kReadoutChannels);
   if (cell != 0) return;
   float max_abs = 0.f;
-  for (int c = 0; c < kReadoutChannels; ++c) max_abs = fmaxf(max_abs, row[kReadoutChannelMaxAbs + c]);
+  for (int c = 0; c < kReadoutChannels; ++c)
+    max_abs = fmaxf(max_abs, row[kReadoutChannelMaxAbs + c]);
   const double n = 48.0 * R * R * R;
   const double mean = mean_of(row + kReadoutChannelMean, 48);
   const double square = mean_of(row + kReadoutChannelSqMean, 48);

@@ -41,7 +41,9 @@ torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t ro
 
 std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   const auto& p = *brain.parts_;
-  return {p.eps_loc, p.eps_sp, p.eps_m, p.eps_x};
+  std::vector<torch::Tensor> scratch = {p.eps_loc, p.eps_sp, p.eps_m, p.eps_x};
+  if (p.readout.defined()) scratch.push_back(p.readout);  // the fast path's read-out
+  return scratch;
 }
 
 // Today's draws come from one CPU generator per robot, which has to follow its robot between

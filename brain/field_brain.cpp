@@ -9,6 +9,7 @@
 
 #include "brain/cycle_context.h"
 #include "brain/field_brain_parts.h"
+#include "brain/ops/field_readout.h"
 #include "brain/persistence.h"
 #include "brain/robot_rows.h"
 #include "brain/sync_counter.h"
@@ -115,6 +116,10 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
   p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
   p.eps_x = torch::zeros({B, M}, opts);
+  if (config_.field_step == "fast") {
+    p.readout = torch::zeros({B, ops::kReadoutWidth}, opts);
+    p.motors->read_gradients_from(p.readout, ops::kReadoutSummary + ops::kSummaryGradientX);
+  }
   check_robot_rows(*this, B);  // the rule BrainGroup's row views rely on
 
   generators_.clear();
@@ -203,7 +208,14 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
        p.modulation->prev_amp},
       p.eps_loc);
   stages_.mark("imprint");
-  p.modulation->update(ctx, F, p.prediction->last_err);
+  const bool fused = p.readout.defined();
+  torch::Tensor activity_stats;  // mean|F[0:48]|, var(F[0:48]) from the read-out (fast path)
+  if (fused) {
+    ops::field_readout_out(F, p.readout);
+    const int64_t first = ops::kReadoutSummary + ops::kSummaryActivityAbsMean;
+    activity_stats = p.readout.slice(1, first, first + 2);
+  }
+  p.modulation->update(ctx, F, p.prediction->last_err, activity_stats);
   p.attractors->record(ctx, F);
   stages_.mark("modulation");
   // 7: the field step, then attractors and the pending hierarchical update.
@@ -220,8 +232,14 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   at::add_out(F, next, pending);  // F = next + pending in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
-  p.pooling->update(F);
-  p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
+  if (fused) {  // one pass over F for every statistic of steps 8-10
+    ops::field_readout_out(F, p.readout);
+    p.pooling->update_from_readout(p.readout);
+    p.prediction->predict_from_readout(ctx, p.readout, *p.hierarchy, *p.pooling);
+  } else {
+    p.pooling->update(F);
+    p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
+  }
   stages_.mark("pooling+prediction");
   const auto& motor = p.motors->generate(F, mod.explore, p.eps_m, p.eps_x);
   p.echo->apply(F, motor);

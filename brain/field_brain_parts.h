@@ -48,6 +48,10 @@ struct FieldBrainImpl::Parts {
   MotorEcho echo{nullptr};
   // The cycle's draws (scratch, rewritten every cycle): docs/cycle.md per-cycle draws 1-4.
   torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
+  // Fast path only (undefined on the reference path): the fused read-out of the field
+  // [B, kReadoutWidth] (brain/ops/field_readout.h), rewritten twice a cycle: after the imprint
+  // (step 5's statistics) and after step 7 (steps 8-10's).
+  torch::Tensor readout;
 };
 
 }  // namespace fieldbrain

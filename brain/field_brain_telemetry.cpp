@@ -6,6 +6,7 @@
 
 #include "brain/field_brain.h"
 #include "brain/field_brain_parts.h"
+#include "brain/ops/field_readout.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
@@ -15,9 +16,12 @@ nlohmann::json FieldBrainImpl::telemetry(int64_t robot) {
     throw std::invalid_argument(fmt::format("FieldBrain::telemetry: robot {} out of range [0,{})", robot, batch()));
   }
   torch::NoGradGuard no_grad;
-  const auto absF = field_[robot].abs();
+  // mean|F| and max|F| from one pass of the fused read-out (summary entries 0 and 1).
+  static_assert(ops::kSummaryMaxAbs == ops::kSummaryAbsMean + 1, "adjacent in the summary");
+  const auto stats = ops::field_readout(field_.slice(0, robot, robot + 1));
+  const int64_t first = ops::kReadoutSummary + ops::kSummaryAbsMean;
   const auto row = SyncCounter::to_host(
-      torch::cat({telemetry_[robot], absF.mean().view({1}), absF.max().view({1})}));
+      torch::cat({telemetry_[robot], stats[0].slice(0, first, first + 2)}));
   const float* v = row.data_ptr<float>();
   const Parts& p = *parts_;
   return nlohmann::json{

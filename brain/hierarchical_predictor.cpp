@@ -91,12 +91,23 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
 }
 
 torch::Tensor HierarchicalPredictorImpl::predict(const torch::Tensor& field) {
-  const int64_t B = options.batch();
   for (int64_t k = 0; k < 4; ++k) {
     const auto enc = field.slice(1, 16 * k, 16 * k + 16).mean({2, 3, 4}).unsqueeze(1);  // [B,1,16]
     hpred.select(1, k).copy_(torch::tanh(torch::matmul(enc, W.select(1, k)).squeeze(1)));
   }
+  return timescale_confidence();
+}
 
+torch::Tensor HierarchicalPredictorImpl::predict_from_means(const torch::Tensor& channel_means) {
+  for (int64_t k = 0; k < 4; ++k) {
+    const auto enc = channel_means.slice(1, 16 * k, 16 * k + 16).unsqueeze(1);  // [B,1,16]
+    hpred.select(1, k).copy_(torch::tanh(torch::matmul(enc, W.select(1, k)).squeeze(1)));
+  }
+  return timescale_confidence();
+}
+
+torch::Tensor HierarchicalPredictorImpl::timescale_confidence() {
+  const int64_t B = options.batch();
   std::vector<torch::Tensor> cfs;
   for (int k = 0; k < 4; ++k) {
     const auto mu1 = herr[k]->mean_ages(0, 10);

@@ -37,12 +37,17 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
   // Step 9: hpred[k] = tanh(mean_xyz F[16k:16k+16] @ W[k]); returns the confidence of each
   // timescale cf [B,4] (from the error histories).
   torch::Tensor predict(const torch::Tensor& field);
+  // The same from the channel means mean_xyz F [B,64] (the fused read-out's, brain/ops).
+  torch::Tensor predict_from_means(const torch::Tensor& channel_means);
 
   HierarchicalPredictorOptions options;
   torch::Tensor W;      // [B,4,16,S]
   torch::Tensor hpred;  // [B,4,S]
   RingBuffer hist{nullptr};                 // sensory history, 1000 x [S]
   std::array<RingBuffer, 4> herr{{nullptr, nullptr, nullptr, nullptr}};  // 50 x scalar each
+
+ private:
+  torch::Tensor timescale_confidence();  // cf [B,4] from the error histories
 };
 TORCH_MODULE(HierarchicalPredictor);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "brain/ops/field_readout_layout.h"
+
 namespace fieldbrain {
 
 NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions options_)
@@ -48,12 +50,29 @@ torch::Tensor NextInputPredictionImpl::score(const CycleContext& ctx, const torc
 void NextInputPredictionImpl::predict(const CycleContext& ctx, const torch::Tensor& field,
                                       HierarchicalPredictorImpl& hierarchy,
                                       const SpatialPoolingImpl& pooling) {
+  const auto cf = hierarchy.predict(field);
+  predict_with(ctx, cf, field.slice(1, 0, 32).abs().mean({1, 2, 3, 4}), hierarchy, pooling);
+}
+
+void NextInputPredictionImpl::predict_from_readout(const CycleContext& ctx,
+                                                   const torch::Tensor& readout,
+                                                   HierarchicalPredictorImpl& hierarchy,
+                                                   const SpatialPoolingImpl& pooling) {
+  const auto cf = hierarchy.predict_from_means(
+      readout.slice(1, ops::kReadoutChannelMean, ops::kReadoutChannelMean + 64));
+  predict_with(ctx, cf, readout.select(1, ops::kReadoutSummary + ops::kSummaryContentAbsMean),
+               hierarchy, pooling);
+}
+
+void NextInputPredictionImpl::predict_with(const CycleContext& ctx, const torch::Tensor& cf,
+                                           const torch::Tensor& content_abs_mean,
+                                           const HierarchicalPredictorImpl& hierarchy,
+                                           const SpatialPoolingImpl& pooling) {
   const int64_t B = options.batch(), S = options.sensory_dim();
   const auto dev = pred.device();
   recent->push(ctx.sensors);  // B4 fixed: extrapolate from this cycle's input too
 
-  // Hierarchical readouts weighted by their confidence, finer timescales first.
-  const auto cf = hierarchy.predict(field);  // [B,4]
+  // Hierarchical readouts (cf [B,4]) weighted by their confidence, finer timescales first.
   const auto scale = torch::tensor({1.0, 0.5, 0.25, 0.125}, torch::kFloat).to(dev);
   const auto alpha = cf * scale;
   // Sums in timescale order (k = 0..3), one rounding per term.
@@ -96,7 +115,7 @@ void NextInputPredictionImpl::predict(const CycleContext& ctx, const torch::Tens
   p = p + act * 0.3 * tm;
   c = torch::maximum(c, act * 0.3);
 
-  p = p + (field.slice(1, 0, 32).abs().mean({1, 2, 3, 4}) * 0.1).unsqueeze(1);
+  p = p + (content_abs_mean * 0.1).unsqueeze(1);
   pred.copy_(p.clamp(-1.0, 1.0));
   c = c.clamp(0.0, 1.0);
   pc.copy_(torch::where(c < 0.01, torch::full_like(c, 0.1), c));

@@ -32,6 +32,10 @@ class NextInputPredictionImpl : public torch::nn::Module {
   // Step 9 with the field after the field step.
   void predict(const CycleContext& ctx, const torch::Tensor& field,
                HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
+  // The same from the fused read-out [B, kReadoutWidth] of that field (brain/ops/field_readout.h).
+  void predict_from_readout(const CycleContext& ctx, const torch::Tensor& readout,
+                            HierarchicalPredictorImpl& hierarchy,
+                            const SpatialPoolingImpl& pooling);
 
   NextInputPredictionOptions options;
   RingBuffer recent{nullptr};  // last 3 inputs
@@ -41,6 +45,12 @@ class NextInputPredictionImpl : public torch::nn::Module {
   torch::Tensor conf;          // [B]
 
  private:
+  // Step 9 from the timescale confidences cf [B,4] (hierarchy.hpred already updated) and
+  // mean|F[0:32]| [B].
+  void predict_with(const CycleContext& ctx, const torch::Tensor& cf,
+                    const torch::Tensor& content_abs_mean,
+                    const HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
+
   torch::Tensor cell_of_sensor_, channel_of_sensor_;  // [S] int64: j mod 64, j mod 16
 };
 TORCH_MODULE(NextInputPrediction);

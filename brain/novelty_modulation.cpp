@@ -39,18 +39,27 @@ NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
 }
 
 void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor& field,
-                                   const torch::Tensor& last_err) {
+                                   const torch::Tensor& last_err,
+                                   const torch::Tensor& activity_stats) {
   const int64_t B = options.batch();
   const auto dev = field.device();
 
   // Information: level and spread of the content channels.
-  const auto X = field.slice(1, 0, 48);
-  const auto info_now = X.abs().mean({1, 2, 3, 4});
-  // Per robot: each robot's content block is contiguous, so this reads the field in place
-  // (X.reshape({B, -1}) would copy all B blocks first whenever B > 1).
-  std::vector<torch::Tensor> per_robot;
-  for (int64_t b = 0; b < B; ++b) per_robot.push_back(X[b].reshape({-1}).var(0, /*unbiased=*/true));
-  const auto var = torch::stack(per_robot);
+  torch::Tensor info_now, var;
+  if (activity_stats.defined()) {
+    info_now = activity_stats.select(1, 0);
+    var = activity_stats.select(1, 1);
+  } else {
+    const auto X = field.slice(1, 0, 48);
+    info_now = X.abs().mean({1, 2, 3, 4});
+    // Per robot: each robot's content block is contiguous, so this reads the field in place
+    // (X.reshape({B, -1}) would copy all B blocks first whenever B > 1).
+    std::vector<torch::Tensor> per_robot;
+    for (int64_t b = 0; b < B; ++b) {
+      per_robot.push_back(X[b].reshape({-1}).var(0, /*unbiased=*/true));
+    }
+    var = torch::stack(per_robot);
+  }
   si.copy_(si * 0.95 + info_now * 0.05 * (1 + var));
   info.copy_(info_now);
 

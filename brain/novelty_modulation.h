@@ -22,7 +22,10 @@ class NoveltyModulationImpl : public torch::nn::Module {
   explicit NoveltyModulationImpl(NoveltyModulationOptions options);
 
   // Step 5 with the field after the imprint and the last prediction error [B,S].
-  void update(const CycleContext& ctx, const torch::Tensor& field, const torch::Tensor& last_err);
+  // activity_stats [B,2] (mean|F[0:48]|, unbiased var(F[0:48])) when the fused read-out
+  // (brain/ops/field_readout.h) has them; undefined: computed here with ATen ops.
+  void update(const CycleContext& ctx, const torch::Tensor& field, const torch::Tensor& last_err,
+              const torch::Tensor& activity_stats = torch::Tensor());
 
   // Step 7.6: the next self-modification strength.
   void update_sigma(const CycleContext& ctx, const torch::Tensor& has_ef, const torch::Tensor& boost);

@@ -18,6 +18,8 @@ class SpatialPoolingImpl : public torch::nn::Module {
   explicit SpatialPoolingImpl(SpatialPoolingOptions options);
 
   void update(const torch::Tensor& field);
+  // The same from the fused read-out [B, kReadoutWidth] of the field (brain/ops/field_readout.h).
+  void update_from_readout(const torch::Tensor& readout);
 
   SpatialPoolingOptions options;
   torch::Tensor active;    // [B,64] 0/1, cells x-major

@@ -51,7 +51,8 @@ void print_stage_table(const std::vector<BenchRow>& rows) {
 
 void add_ratios(std::vector<BenchRow>& rows) {
   for (auto& r : rows) {
-    if (!r.skipped.empty() || r.impl == "load") continue;  // a load is no cycle
+    // A load is no cycle; the read-out is one part of a cycle with no counterpart row.
+    if (!r.skipped.empty() || r.impl == "load" || r.impl == "field_readout_op") continue;
     if (const BenchRow* py = find(rows, is_field_step(r.impl) ? "python_eager" : "python", r.R, r.B);
         py && py != &r) {
       r.speedup_vs_python = py->ms_per_cycle / r.ms_per_cycle;

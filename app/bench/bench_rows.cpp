@@ -22,6 +22,7 @@
 #include "brain/field_dynamics.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/caching_allocator.h"
+#include "brain/ops/field_readout.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_inputs.h"
 #include "brain/sync_counter.h"
@@ -93,6 +94,16 @@ BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, c
     ops::field_step_out(in.field, in.noise, in.wave, in.ef, in.scalars, out);
   });
   row.note = device.is_cuda() ? "CUDA kernel" : "isa " + ops::field_step_cpu_isa();
+  return row;
+}
+
+BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R,
+                               const RowBudget& budget) {
+  const auto in = inputs_on(device, B, R);
+  auto out = torch::empty({B, ops::kReadoutWidth}, in.field.options());
+  auto row = measure("field_readout_op", device, B, R, budget,
+                     [&](int64_t) { ops::field_readout_out(in.field, out); });
+  row.note = device.is_cuda() ? "CUDA kernel" : "isa " + ops::field_readout_cpu_isa();
   return row;
 }
 

@@ -25,6 +25,9 @@ BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, c
 // fieldbrain::field_step_reference (plain ATen ops) on the same inputs.
 BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64_t R,
                                    const RowBudget& budget);
+// fieldbrain::field_readout_out (the fused read-out of steps 5 and 8-10) on the same field.
+BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R,
+                               const RowBudget& budget);
 // dst.copy_(src) of the batch's field (B x 64 x R^3 float32: 8 MiB per robot at R = 32).
 BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // Whole FieldBrain cycles with config.field_step = field_step ("reference" -> impl

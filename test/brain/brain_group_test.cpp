@@ -62,7 +62,11 @@ void check_same_state(BrainGroupImpl& group, Twin& t) {
 TEST_CASE("A robot in a group is the same robot alone, bit for bit, as others join and leave",
           "[brain][group]") {
   at::set_num_threads(1);
-  const auto config = small_config();
+  auto config = small_config();
+  // Both paths: the fast one keeps per-robot scratch (the fused read-out) that must follow the
+  // row views too.
+  config.field_step = GENERATE(as<std::string>(), "reference", "fast");
+  INFO("field_step " << config.field_step);
   BrainGroup group(config, 1);
   std::map<uint64_t, Twin> twins;
   auto join = [&](uint64_t key) {

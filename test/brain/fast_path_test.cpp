@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "brain/field_brain.h"
@@ -58,6 +59,18 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
     INFO("cycle " << i << ": motors differ by " << dm << ", fields by " << df);
     REQUIRE(dm <= kFastTolerance);
     REQUIRE(df <= kFastTolerance);
+    // The statistics the fast path takes from the fused read-out (steps 5 and 8-9): active
+    // cells exactly, confidence and smoothed information within the tolerance.
+    for (int64_t b = 0; b < B; ++b) {
+      const auto t_ref = reference->telemetry(b), t_fast = fast->telemetry(b);
+      INFO("robot " << b);
+      REQUIRE(t_fast["active_cells"] == t_ref["active_cells"]);
+      for (const char* key :
+           {"prediction_confidence", "smoothed_information", "exploration_drive"}) {
+        INFO(key);
+        REQUIRE(std::abs(t_fast[key].get<double>() - t_ref[key].get<double>()) <= kFastTolerance);
+      }
+    }
   }
   at::set_num_threads(threads_before);
   WARN("R=" << R << " B=" << B << " cycles=" << cycles << ": worst max|diff| motors "
@@ -79,6 +92,32 @@ TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=1"
 TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=4",
           "[brain][parity][slow]") {
   follow_reference(32, 4, 200);
+}
+
+TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a batch", "[brain]") {
+  // The fused operators reduce each robot's field on its own: batching changes no bit.
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(GENERATE(1, 2));
+  CAPTURE(at::get_num_threads());
+  const auto config = config_with(8, "fast");
+  const std::vector<uint64_t> keys{11, 12, 13};
+  auto batch = make_brain(config, keys);
+  auto alone = make_brain(config, {12});
+  for (int64_t i = 0; i < 60; ++i) {
+    auto s = sensors_of(i, keys, 24);
+    if (i >= 20 && i < 30) s[1].zero_();  // the robot compared, silent for a while
+    const auto r = test_reward(i, keys);
+    const auto mb = batch->step(s, r);
+    const auto ma = alone->step(s.slice(0, 1, 2), r.slice(0, 1, 2));
+    INFO("cycle " << i);
+    REQUIRE(torch::equal(mb.slice(0, 1, 2), ma));
+  }
+  CHECK(torch::equal(batch->field().slice(0, 1, 2), alone->field()));
+  for (const char* name : {"prediction.pred", "pooling.active", "pooling.temporal"}) {
+    INFO(name);
+    CHECK(torch::equal(buffer(*batch, name).slice(0, 1, 2), buffer(*alone, name)));
+  }
+  at::set_num_threads(threads_before);
 }
 
 TEST_CASE("In steady state a fast cycle allocates nothing from the system and syncs once",

@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <spdlog/spdlog.h>
+
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
@@ -13,6 +15,16 @@
 
 namespace fieldbrain::server {
 namespace {
+
+// An older save (brain archive version 1 or 2) was migrated on load: say so once per load.
+void note_migration(const FieldBrainImpl& brain, const std::string& path) {
+  if (brain.loaded_archive_version() < FieldBrainImpl::kArchiveVersion) {
+    spdlog::warn("{}: brain save version {} migrated to {}: its mt19937 generator states were "
+                 "dropped, the noise continues on the Philox streams from cycle {}",
+                 path, brain.loaded_archive_version(), FieldBrainImpl::kArchiveVersion,
+                 brain.cycle());
+  }
+}
 
 struct DetachedFieldBrain final : BrainEngine::Detached {
   explicit DetachedFieldBrain(FieldBrain b) : brain(std::move(b)) {}
@@ -76,6 +88,7 @@ class FieldBrainEngine final : public BrainEngine {
   void load(Slot slot, const std::string& path) override {
     torch::NoGradGuard no_grad;
     brain(slot)->load(path);
+    note_migration(*brain(slot), path);
   }
 
   // A whole FieldBrain of its own, built and loaded on the calling thread: nothing is shared
@@ -89,6 +102,7 @@ class FieldBrainEngine final : public BrainEngine {
     c.validate();
     FieldBrain b(c, std::vector<uint64_t>{robot_key_hash(robot_key)});
     b->load(path);
+    note_migration(*b, path);
     return std::make_unique<DetachedFieldBrain>(std::move(b));
   }
 

@@ -46,6 +46,21 @@ const FieldStepPasses& chosen_passes() {
   return *chosen;
 }
 
+std::vector<const FieldStepPasses*> runnable_passes() {
+  std::vector<const FieldStepPasses*> out{&isa_default::kPasses};
+#if defined(FIELDBRAIN_OPS_AVX2)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&isa_avx2::kPasses);
+#if defined(FIELDBRAIN_OPS_AVX512)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    out.push_back(&isa_avx512::kPasses);
+  }
+#endif
+#endif
+  return out;
+}
+
 namespace {
 
 // Per-thread scratch, grown on first use and reused: the steady state allocates nothing.

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "brain/ops/cpu/philox_fill.h"
 #include "brain/ops/field_step_arrays.h"
@@ -48,6 +49,8 @@ struct FieldStepPasses {
 
 // The variant field_step_kernel.cpp chose for this CPU (also used by the philox_normal_out kernel).
 const FieldStepPasses& chosen_passes();
+// Every variant compiled in that this CPU can run (for tests: each must give the same bits).
+std::vector<const FieldStepPasses*> runnable_passes();
 
 // Defined by field_step_passes.cpp, compiled per instruction set.
 namespace isa_default {

@@ -132,6 +132,9 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   auto key = torch::zeros({B, 2}, torch::kLong);
   for (int64_t b = 0; b < B; ++b) key[b][0] = static_cast<int64_t>(robot_seed(config_.seed, keys_[b]));
   noise_key_ = register_buffer("noise_key", key.to(device_));
+  key_step_ = torch::zeros({B, 2}, torch::kLong);
+  key_step_.select(1, 1).fill_(1);
+  key_step_ = key_step_.to(device_);
   if (!draw_initial_state) return;
 
   // docs/cycle.md "Construction": pure functions of the robot's seed (cycle 0).
@@ -231,7 +234,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
 
   // 12. Finish.
   cycles_ += 1;
-  noise_key_.select(1, 1).add_(1);
+  noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
   auto tele = torch::stack({p.prediction->conf, mod.novelty, mod.explore, mod.drive, mod.imp,
                             mod.decay, mod.si, mod.sc, mod.sigma, p.pooling->n_active, imprinted},
                            1);

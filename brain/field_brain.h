@@ -85,6 +85,7 @@ class FieldBrainImpl : public torch::nn::Module {
   // [B,2] int64 on the device: (Philox seed, cycle) per robot, the whole randomness state;
   // column 1 equals cycles_ and is advanced on the device at the end of each cycle.
   torch::Tensor noise_key_;
+  torch::Tensor key_step_;  // [B,2] int64 (0, 1) per robot: added to noise_key_ each cycle
   torch::Tensor telemetry_;  // [B,K] device: this cycle's §9 scalars
   double last_cycle_ms_ = 0.0;
   int loaded_archive_version_ = 0;

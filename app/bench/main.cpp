@@ -28,8 +28,8 @@ using namespace fieldbrain::bench;
 namespace {
 
 const std::vector<std::string> kAllImpls = {
-    "copy",     "field_step_op", "field_step_reference", "python_eager", "torch_compile",
-    "cpp_fast", "cpp_reference", "python",        "load"};
+    "copy",     "field_step_op", "field_step_seeded", "philox_fill", "field_step_reference",
+    "python_eager", "torch_compile", "cpp_fast", "cpp_reference", "python", "load"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
       const int64_t th = at::get_num_threads();
       run("copy", [&] { return time_copy(device, B, R, budget); });
       run("field_step_op", [&] { return time_field_step_op(device, B, R, budget); });
+      run("field_step_seeded", [&] { return time_field_step_seeded(device, B, R, budget); });
+      run("philox_fill", [&] { return time_philox_fill(device, B, R, budget); });
       run("field_step_reference", [&] { return time_field_step_reference(device, B, R, slow); });
       run("python_eager", [&] { return time_python_field_step(device, "eager", B, R, th); });
       run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });

@@ -12,7 +12,7 @@
 namespace fieldbrain {
 
 // field   [B,64,R,R,R] float32   the field after the imprint (not modified)
-// noise   [B,48,R,R,R] float32   eps_sp, standard normal (docs/cycle.md draw 2)
+// noise   [B,48,R,R,R] float32   eps_sp, standard normal (docs/cycle.md "Randomness", stream 2)
 // wave    [B,R,R,R]    float32   sum over valid wave vectors of sin(phi + (wv.(x,y,z))/3)
 // ef      [B,R,R,R]    float32   the error field Ef (ignored where has_ef = 0)
 // scalars [B,8]        float32   per robot: 0 decay (the modulation's decay_rate, before x0.999),

@@ -13,7 +13,7 @@ struct BrainConfig {
   int64_t motor_dim = 4;           // M, 1..1024
   int64_t resolution = 32;         // R, 8..128
   int64_t attractor_capacity = 8;  // A, 1..256
-  uint64_t seed = 42;              // with the robot key, seeds each robot's generator
+  uint64_t seed = 42;              // with the robot key, seeds each robot's Philox streams
   int64_t telemetry_every = 100;   // deferred-telemetry cadence (cycles), >= 1
   std::string field_step = "reference";  // "reference" | "fast" | "script" | path to a .pt
   std::string device = "cpu";      // "cpu" | "cuda"

@@ -41,31 +41,13 @@ torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t ro
 
 std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   const auto& p = *brain.parts_;
-  std::vector<torch::Tensor> scratch = {p.eps_loc, p.eps_sp, p.eps_m, p.eps_x};
-  if (p.readout.defined()) scratch.push_back(p.readout);  // the fast path's read-out
-  return scratch;
-}
-
-// Today's draws come from one CPU generator per robot, which has to follow its robot between
-// brains and rows (handles are shared: the draws advance the robot's one generator). With
-// counter-based draws a robot's randomness is a function of (seed, key, cycle) and its row's
-// key: then this function, its five calls and generators_ go.
-void BrainGroupImpl::carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone) {
-  switch (what) {
-    case Carry::kNewRows:  // positions [a, b) of a (re)built brain: its own placeholders
-      generators_.resize(b);
-      for (int64_t p = a; p < b; ++p) generators_[p] = brain_->generators_[p];
-      break;
-    case Carry::kJoin:  // position a takes the joining robot's generator
-      generators_[a] = alone->generators_[0];
-      break;
-    case Carry::kSwap:
-      std::swap(generators_[a], generators_[b]);
-      break;
-    case Carry::kView:  // the brain steps positions [a, b)
-      brain_->generators_.assign(generators_.begin() + a, generators_.begin() + b);
-      break;
+  // Per-robot scratch that exists on this path: the draws (eps_sp only on the reference
+  // path: the fast field step makes its noise in the kernel) and the fast path's read-out.
+  std::vector<torch::Tensor> scratch;
+  for (const auto* t : {&p.eps_loc, &p.eps_sp, &p.eps_m, &p.eps_x, &p.readout}) {
+    if (t->defined()) scratch.push_back(*t);
   }
+  return scratch;
 }
 
 BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(std::move(config)) {
@@ -78,7 +60,6 @@ BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(s
   cycles_ = rows_->full("cycles");
   owner_.assign(capacity, -1);
   keys_.assign(capacity, 0);
-  carry_generators(Carry::kNewRows, 0, capacity);
   sensors_ = torch::zeros({capacity, config_.sensory_dim});
   reward_ = torch::zeros({capacity});
 }
@@ -100,7 +81,6 @@ BrainGroupImpl::Row BrainGroupImpl::claim(FieldBrainImpl& alone) {
   const int64_t pos = free_position();
   rows_->copy_in(alone, pos);
   keys_[pos] = alone.keys_[0];
-  carry_generators(Carry::kJoin, pos, 0, &alone);
   const Row row = next_row_++;
   owner_[pos] = row;
   position_[row] = pos;
@@ -146,7 +126,6 @@ void BrainGroupImpl::grow() {
   replace_module("brain", brain_);
   owner_.resize(cap, -1);
   keys_.resize(cap, 0);
-  carry_generators(Carry::kNewRows, old_cap, cap);
   auto s = torch::zeros({cap, config_.sensory_dim});
   s.slice(0, 0, old_cap).copy_(sensors_);
   sensors_ = s;
@@ -174,7 +153,6 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
       rows_->swap_rows(p, hole);
     std::swap(owner_[p], owner_[hole]);
     std::swap(keys_[p], keys_[hole]);
-    carry_generators(Carry::kSwap, p, hole);
     for (int64_t q : {p, hole}) {
       if (owner_[q] >= 0) position_[owner_[q]] = q;
     }
@@ -185,7 +163,6 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
 void BrainGroupImpl::view(int64_t begin, int64_t end) {
   rows_->view(begin, end);
   brain_->keys_.assign(keys_.begin() + begin, keys_.begin() + end);
-  carry_generators(Carry::kView, begin, end);
 }
 
 torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Tensor& sensors,
@@ -254,10 +231,11 @@ ArchiveContents BrainGroupImpl::archive_contents(Row row) {
 
 void BrainGroupImpl::save(Row row, const std::string& path) { archive_contents(row).save(path); }
 
-void BrainGroupImpl::load(Row row, const std::string& path) {
+int BrainGroupImpl::load(Row row, const std::string& path) {
   const int64_t p = position(row);
   view(p, p + 1);
   brain_->load(path);
+  return brain_->loaded_archive_version();
 }
 
 torch::Tensor BrainGroupImpl::field(Row row) const { return rows_->full("field")[position(row)]; }

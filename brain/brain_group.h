@@ -61,7 +61,8 @@ class BrainGroupImpl : public torch::nn::Module {
   torch::Tensor field_slice(Row row, int64_t channel, int64_t z);  // [R,R] CPU
   ArchiveContents archive_contents(Row row);  // as FieldBrain::archive_contents of that robot
   void save(Row row, const std::string& path);
-  void load(Row row, const std::string& path);  // throws, row untouched, on a bad file
+  // Returns the archive version read (older ones are migrated: FieldBrainImpl::load).
+  int load(Row row, const std::string& path);  // throws, row untouched, on a bad file
 
   // The robot's field [64,R,R,R] on the brain's device: a view of its row (tests, tools).
   torch::Tensor field(Row row) const;
@@ -84,9 +85,7 @@ class BrainGroupImpl : public torch::nn::Module {
   void grow();
   // Brings the positions of `rows` into the prefix [0, k), swapping only misplaced robots.
   void arrange(const std::vector<Row>& rows);
-  enum class Carry { kNewRows, kJoin, kSwap, kView };
-  void carry_generators(Carry what, int64_t a, int64_t b, FieldBrainImpl* alone = nullptr);
-  // The brain views positions [begin, end) with their keys and generators.
+  // The brain views positions [begin, end) with their keys.
   void view(int64_t begin, int64_t end);
 
   BrainConfig config_;
@@ -94,7 +93,6 @@ class BrainGroupImpl : public torch::nn::Module {
   std::unique_ptr<RobotRows> rows_;
   std::vector<Row> owner_;                 // per position: the row there, or -1 when free
   std::vector<uint64_t> keys_;             // per position
-  std::vector<at::Generator> generators_;  // per position (carry_generators)
   std::unordered_map<Row, int64_t> position_;
   Row next_row_ = 1;
   int64_t copies_before_ = 0;       // row copies made by RobotRows that were replaced on growth

@@ -10,6 +10,8 @@
 #include "brain/cycle_context.h"
 #include "brain/field_brain_parts.h"
 #include "brain/ops/field_readout.h"
+#include "brain/ops/field_step.h"
+#include "brain/ops/philox.h"
 #include "brain/persistence.h"
 #include "brain/robot_rows.h"
 #include "brain/sync_counter.h"
@@ -57,12 +59,22 @@ torch::Tensor host_input(const torch::Tensor& t, const char* name, std::vector<i
   return h;
 }
 
-void draw_normal(torch::Tensor dst, at::Generator& gen) {
-  if (dst.device().is_cpu()) {
-    dst.normal_(0.0, 1.0, gen);
-  } else {  // CPU generators everywhere: the same draws on every device
-    dst.copy_(torch::empty(dst.sizes(), torch::kFloat).normal_(0.0, 1.0, gen));
+// docs/cycle.md "Construction" 1: the initial field of one robot, [64,R,R,R] on the CPU.
+torch::Tensor initial_field(uint64_t seed, int64_t R) {
+  auto F = torch::empty({1, 64, R, R, R}, torch::kFloat);
+  const auto key = torch::tensor({static_cast<int64_t>(seed), int64_t{0}}, torch::kLong).view({1, 2});
+  ops::philox_normal_out(key, philox::kStreamInitialField, F);
+  F = F[0];
+  // Scale and shift per channel block (a mul then an add, each rounded to float32).
+  const double scale[5] = {0.2, 0.1, 0.05, 0.05, 0.2};
+  const double shift[5] = {0.05, 2.0, 0.0, 0.0, 0.0};
+  const int64_t first[6] = {0, 48, 52, 56, 60, 64};
+  for (int g = 0; g < 5; ++g) {
+    auto block = F.slice(0, first[g], first[g + 1]);
+    block.mul_(scale[g]);
+    if (shift[g] != 0.0) block.add_(shift[g]);
   }
+  return F;
 }
 
 }  // namespace
@@ -113,7 +125,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
   p.eps_loc = torch::zeros({B, R, R, R}, opts);
-  p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
+  // The fast field step makes eps_sp inside its kernel: no [B,48,R,R,R] buffer then.
+  if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
   p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
   p.eps_x = torch::zeros({B, M}, opts);
   if (config_.field_step == "fast") {
@@ -122,28 +135,24 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   }
   check_robot_rows(*this, B);  // the rule BrainGroup's row views rely on
 
-  generators_.clear();
-  for (int64_t b = 0; b < B; ++b) {
-    generators_.push_back(at::detail::createCPUGenerator(robot_seed(config_.seed, keys_[b])));
-  }
+  // The randomness state: (seed, cycle) per robot (docs/cycle.md "Randomness").
+  auto key = torch::zeros({B, 2}, torch::kLong);
+  for (int64_t b = 0; b < B; ++b) key[b][0] = static_cast<int64_t>(robot_seed(config_.seed, keys_[b]));
+  noise_key_ = register_buffer("noise_key", key.to(device_));
+  // One row, broadcast over the robots: it must not have the robot on dimension 0, so that
+  // BrainGroup's row views (which narrow every per-robot tensor) leave it whole.
+  key_step_ = torch::zeros({1, 2}, torch::kLong);
+  key_step_.select(1, 1).fill_(1);
+  key_step_ = key_step_.to(device_);
   if (!draw_initial_state) return;
 
-  // docs/cycle.md "Construction", per robot in order.
+  // docs/cycle.md "Construction": pure functions of the robot's seed (cycle 0).
   torch::NoGradGuard no_grad;
   for (int64_t b = 0; b < B; ++b) {
-    auto& gen = generators_[b];
-    auto F = field_[b];
-    draw_normal(F, gen);
-    F.mul_(0.2).add_(0.05);
-    p.dynamics->init_robot(b, gen);
-    const double scale[4] = {0.1, 0.05, 0.05, 0.2};
-    const double shift[4] = {2.0, 0.0, 0.0, 0.0};
-    for (int g = 0; g < 4; ++g) {
-      auto block = F.slice(0, 48 + 4 * g, 52 + 4 * g);
-      draw_normal(block, gen);
-      block.mul_(scale[g]).add_(shift[g]);
-    }
-    p.hierarchy->init_robot(b, gen);
+    const uint64_t seed = robot_seed(config_.seed, keys_[b]);
+    field_[b].copy_(initial_field(seed, R));
+    p.dynamics->init_robot(b, seed);
+    p.hierarchy->init_robot(b, seed);
   }
 }
 
@@ -185,14 +194,13 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   ctx.scored_f = CycleContext::flags(ctx.scored, device_);
   stages_.mark("inputs");
 
-  // The cycle's draws, per robot in the documented order.
-  for (int64_t b = 0; b < B; ++b) {
-    auto& gen = generators_[b];
-    draw_normal(p.eps_loc[b], gen);
-    draw_normal(p.eps_sp[b], gen);
-    if (M > 4) draw_normal(p.eps_m[b], gen);
-    draw_normal(p.eps_x[b], gen);
-  }
+  // The cycle's small draws from the robots' (seed, cycle) on the device; eps_sp only where
+  // the field step does not make it itself (docs/cycle.md "Randomness").
+  const bool seeded_step = config_.field_step == "fast";
+  ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
+  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamSpontaneous, p.eps_sp);
+  if (M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
+  ops::philox_normal_out(noise_key_, philox::kStreamExploration, p.eps_x);
   stages_.mark("draws");
 
   auto& F = field_;
@@ -225,7 +233,8 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
                                      p.error_field->has_ef, zero, zero, zero},
                                     1);
   const auto& wave = p.dynamics->compute_wave(CycleContext::values(phi, device_));
-  auto next = p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
+  auto next = seeded_step ? p.dynamics->step_seeded(F, noise_key_, wave, p.error_field->ef, scalars)
+                          : p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   stages_.mark("field_step");
   p.attractors->influence(next);
@@ -247,6 +256,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
 
   // 12. Finish.
   cycles_ += 1;
+  noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
   auto tele = torch::stack({p.prediction->conf, mod.novelty, mod.explore, mod.drive, mod.imp,
                             mod.decay, mod.si, mod.sc, mod.sigma, p.pooling->n_active, imprinted},
                            1);
@@ -315,7 +325,6 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
         batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
       }
     }
-    scratch->generators_[i] = brains[i]->generators_[0];  // shared handle: draws advance it
     scratch->keys_[i] = brains[i]->keys_[0];
   }
   torch::Tensor motors;

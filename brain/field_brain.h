@@ -24,13 +24,13 @@
 
 namespace fieldbrain {
 
-// splitmix64 finaliser of docs/cycle.md "Randomness": the seed of robot `key`'s generator.
+// splitmix64 finaliser of docs/cycle.md "Randomness": the Philox seed of robot `key`.
 uint64_t robot_seed(uint64_t seed, uint64_t key);
 
 class FieldBrainImpl : public torch::nn::Module {
  public:
-  // B = robot_keys.size() robots sharing (S, M, R); each robot's generator is seeded from
-  // (config.seed, robot_keys[i]). Throws std::invalid_argument on a bad config.
+  // B = robot_keys.size() robots sharing (S, M, R); robot i's random numbers are the Philox
+  // streams of seed robot_seed(config.seed, robot_keys[i]) (docs/cycle.md "Randomness"). Throws std::invalid_argument on a bad config.
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys);
   ~FieldBrainImpl() override;
 
@@ -57,6 +57,11 @@ class FieldBrainImpl : public torch::nn::Module {
   ArchiveContents archive_contents() const;
   void load(const std::string& path);        // throws std::runtime_error on corrupt/mismatch,
                                              // state untouched then
+  // The brain archive version the last load() read (0: none). Versions 1 and 2 are migrated:
+  // their generator states are dropped and the noise follows the version-3 Philox streams
+  // from the saved cycle (docs/operating.md "Saves"); callers log that.
+  int loaded_archive_version() const { return loaded_archive_version_; }
+  static constexpr int kArchiveVersion = 3;  // the brain archive version save() writes
 
   // Host time per stage of the last cycle (brain/stage_timer.h); off unless turned on here.
   void set_stage_timing(bool on) { stages_.enable(on); }
@@ -76,12 +81,16 @@ class FieldBrainImpl : public torch::nn::Module {
 
   BrainConfig config_;
   std::vector<uint64_t> keys_;
-  std::vector<at::Generator> generators_;
   torch::Device device_;
   torch::Tensor field_;      // [B,64,R,R,R]
   torch::Tensor cycles_;     // [B] int64 CPU: cycles completed per robot
+  // [B,2] int64 on the device: (Philox seed, cycle) per robot, the whole randomness state;
+  // column 1 equals cycles_ and is advanced on the device at the end of each cycle.
+  torch::Tensor noise_key_;
+  torch::Tensor key_step_;  // [1,2] int64 (0, 1): added to every robot's noise_key_ each cycle
   torch::Tensor telemetry_;  // [B,K] device: this cycle's §9 scalars
   double last_cycle_ms_ = 0.0;
+  int loaded_archive_version_ = 0;
   StageTimer stages_;
   std::unique_ptr<Parts> parts_;
 };

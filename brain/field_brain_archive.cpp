@@ -15,9 +15,14 @@ namespace fieldbrain {
 namespace {
 
 constexpr const char* kArchiveFormat = "fieldbrain-brain";
-// Version 2 stores only the live attractor slots (brain/persistence.h, PackedSlots); version 1
-// stored the whole bank and is still read.
-constexpr int kArchiveVersion = 2;
+// Version 3: the randomness state is the buffer noise_key (seed, cycle per robot); no
+// generator states. Version 2 stored only the live attractor slots (brain/persistence.h,
+// PackedSlots) and version 1 the whole bank, both with mt19937 generator states: they are
+// migrated on load (docs/operating.md "Saves"): everything is loaded, the generator states
+// are dropped and the noise continues on the Philox streams of (the saved config's seed,
+// the robot key) from the saved cycle.
+constexpr int kArchiveVersion = FieldBrainImpl::kArchiveVersion;
+constexpr const char* kNoiseKeyBuffer = "noise_key";
 constexpr const char* kBankBuffer = "attractors.bank";
 constexpr const char* kBankLiveBuffer = "attractors.valid";
 
@@ -39,9 +44,6 @@ ArchiveContents FieldBrainImpl::archive_contents() const {
     tensors["state." + item.key()] =
         item.value().device().is_cpu() ? item.value().clone() : SyncCounter::to_host(item.value());
   }
-  for (size_t b = 0; b < generators_.size(); ++b) {
-    tensors["generator." + std::to_string(b)] = generators_[b].get_state();
-  }
   nlohmann::json& meta = out.meta;
   meta["format"] = kArchiveFormat;
   meta["version"] = kArchiveVersion;
@@ -57,11 +59,11 @@ void FieldBrainImpl::load(const std::string& path) {
   };
   if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
   const int version = a.meta.value("version", 0);
-  if (version != 1 && version != kArchiveVersion) {
-    fail(fmt::format("unsupported brain archive version {} (this build reads 1 and {})", version,
+  if (version < 1 || version > kArchiveVersion) {
+    fail(fmt::format("unsupported brain archive version {} (this build reads 1 to {})", version,
                      kArchiveVersion));
   }
-  // The shape-defining part of the config must match; the seed (generators are restored),
+  // The shape-defining part of the config must match; the seed (the noise key is restored),
   // the field step implementation, the device and the telemetry cadence may differ.
   const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
   for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
@@ -76,7 +78,9 @@ void FieldBrainImpl::load(const std::string& path) {
   const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
   const std::string index_key = std::string("packed.") + kBankBuffer + ".index";
   const bool packed_bank = version >= 2;
+  const bool migrate_noise = version < 3;  // v1/v2: generator states instead of noise_key
   for (const auto& item : buffers) {
+    if (migrate_noise && item.key() == kNoiseKeyBuffer) continue;
     if (packed_bank && item.key() == kBankBuffer) {
       if (!a.tensors.count(rows_key) || !a.tensors.count(index_key)) fail("missing packed attractor bank");
       try {
@@ -92,31 +96,35 @@ void FieldBrainImpl::load(const std::string& path) {
       fail("tensor " + item.key() + " has the wrong shape or dtype");
     }
   }
-  std::vector<torch::Tensor> states;
-  for (size_t b = 0; b < generators_.size(); ++b) {
-    const auto it = a.tensors.find("generator." + std::to_string(b));
-    if (it == a.tensors.end()) fail("missing generator state " + std::to_string(b));
-    states.push_back(it->second);
-  }
-  // Generator states are validated by set_state on a probe before touching ours.
-  for (const auto& st : states) {
-    try {
-      auto probe = at::detail::createCPUGenerator(0);
-      probe.set_state(st);
-    } catch (const std::exception& e) {
-      fail(std::string("bad generator state: ") + e.what());
+  // The noise key: saved (v3; its cycle column must be the saved cycle counts), or made from
+  // the saved config's seed, the robot keys and the saved cycle counts (v1/v2 migration).
+  const auto saved_cycles = a.tensors.at("state.cycles");
+  torch::Tensor noise_key;
+  if (migrate_noise) {
+    const uint64_t seed = saved_config.value("seed", config_.seed);
+    noise_key = torch::zeros({batch(), 2}, torch::kLong);
+    for (int64_t b = 0; b < batch(); ++b) {
+      noise_key[b][0] = static_cast<int64_t>(robot_seed(seed, keys_[b]));
+    }
+    noise_key.select(1, 1).copy_(saved_cycles);
+  } else {
+    noise_key = a.tensors.at(std::string("state.") + kNoiseKeyBuffer);
+    if (!torch::equal(noise_key.select(1, 1), saved_cycles)) {
+      fail("noise_key's cycles differ from the saved cycle counts");
     }
   }
   torch::NoGradGuard no_grad;
+  loaded_archive_version_ = version;
   for (const auto& item : buffers) {
-    if (packed_bank && item.key() == kBankBuffer) {
+    if (item.key() == kNoiseKeyBuffer) {
+      item.value().copy_(noise_key);
+    } else if (packed_bank && item.key() == kBankBuffer) {
       torch::Tensor bank = item.value();
       unpack_live_slots(bank, a.tensors.at(rows_key), a.tensors.at(index_key));
     } else {
       item.value().copy_(a.tensors.at("state." + item.key()));
     }
   }
-  for (size_t b = 0; b < generators_.size(); ++b) generators_[b].set_state(states[b]);
 }
 
 }  // namespace fieldbrain

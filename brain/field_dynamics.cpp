@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "brain/field_step_script.h"
+#include "brain/ops/field_step.h"
+#include "brain/ops/philox.h"
 
 namespace fieldbrain {
 namespace {
@@ -146,7 +148,8 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
   auto grid = torch::meshgrid({r, r, r}, "ij");
   coords = torch::stack({grid[0], grid[1], grid[2]}).contiguous();
   if (options.field_step() == "fast") {
-    if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step", ""}).has_value()) {
+    next = torch::empty({B, 64, R, R, R}, opts);
+    if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
       throw std::invalid_argument(
           "brain config: field_step = \"fast\" but the fieldbrain::field_step operator is not "
           "registered (link the fieldbrain ops library)");
@@ -165,10 +168,16 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
   }
 }
 
-void FieldDynamicsImpl::init_robot(int64_t b, at::Generator& gen) {
-  const auto n_waves = 3 + at::randint(0, 3, {1}, gen, torch::kLong).item<int64_t>();
+void FieldDynamicsImpl::init_robot(int64_t b, uint64_t seed) {
+  // n_waves = 3 + (word 0 of block 0 of the wave-count stream) mod 3; then the first
+  // 3 n_waves normals of the wave-vector stream, row by row.
+  const auto count = philox::block_words(seed, 0, philox::kStreamWaveCount, 0);
+  const int64_t n_waves = 3 + static_cast<int64_t>(count.w[0] % 3u);
   auto wv = torch::empty({n_waves, 3}, torch::kFloat);
-  wv.normal_(0.0, 1.0, gen);
+  float* v = wv.data_ptr<float>();
+  for (int64_t i = 0; i < 3 * n_waves; ++i) {
+    v[i] = philox::normal(seed, 0, philox::kStreamWaveVectors, static_cast<uint64_t>(i));
+  }
   wv = wv / (at::linalg_vector_norm(wv, 2, torch::IntArrayRef{1}, true, c10::nullopt) + 1e-8);
   wave_vectors[b].zero_();
   wave_vectors[b].slice(0, 0, n_waves).copy_(wv.to(wave_vectors.device()));
@@ -199,6 +208,18 @@ torch::Tensor FieldDynamicsImpl::step(const torch::Tensor& field, const torch::T
   }
   if (script_) return (*script_)(field, noise, wave_, ef, scalars);
   return field_step_reference(field, noise, wave_, ef, scalars);
+}
+
+const torch::Tensor& FieldDynamicsImpl::step_seeded(const torch::Tensor& field,
+                                                    const torch::Tensor& noise_key,
+                                                    const torch::Tensor& wave_,
+                                                    const torch::Tensor& ef,
+                                                    const torch::Tensor& scalars) {
+  if (options.field_step() != "fast") {
+    throw std::logic_error("FieldDynamics::step_seeded: only for field_step = \"fast\"");
+  }
+  ops::field_step_seeded_out(field, noise_key, wave_, ef, scalars, next);
+  return next;
 }
 
 }  // namespace fieldbrain

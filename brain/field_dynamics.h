@@ -12,7 +12,7 @@
 namespace fieldbrain {
 
 // field   [B,64,R,R,R] float32   the field after the imprint (not modified)
-// noise   [B,48,R,R,R] float32   eps_sp, standard normal (docs/cycle.md draw 2)
+// noise   [B,48,R,R,R] float32   eps_sp, standard normal (docs/cycle.md "Randomness", stream 2)
 // wave    [B,R,R,R]    float32   sum over valid wave vectors of sin(phi + (wv.(x,y,z))/3)
 // ef      [B,R,R,R]    float32   the error field Ef (ignored where has_ef = 0)
 // scalars [B,8]        float32   per robot: 0 decay (the modulation's decay_rate, before x0.999),
@@ -50,8 +50,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
  public:
   explicit FieldDynamicsImpl(FieldDynamicsOptions options);
 
-  // Construction draws 2-3 for robot b (randint, then normal_([n_waves,3])).
-  void init_robot(int64_t b, at::Generator& gen);
+  // Construction 2-3 for robot b from its Philox seed (docs/cycle.md "Randomness"): the
+  // number of wave vectors, then the vectors.
+  void init_robot(int64_t b, uint64_t seed);
 
   // wave [B,R,R,R] for phases phi [B] (= 0.1 * cycle), written into the wave buffer.
   const torch::Tensor& compute_wave(const torch::Tensor& phi);
@@ -61,11 +62,19 @@ class FieldDynamicsImpl : public torch::nn::Module {
                      const torch::Tensor& wave, const torch::Tensor& ef,
                      const torch::Tensor& scalars);
 
+  // The fast step with the noise made inside the operator from noise_key [B,2] int64
+  // (seed, cycle) (fieldbrain::field_step_seeded_out into a buffer kept here: no allocation
+  // in steady state). Only for field_step = "fast".
+  const torch::Tensor& step_seeded(const torch::Tensor& field, const torch::Tensor& noise_key,
+                                   const torch::Tensor& wave, const torch::Tensor& ef,
+                                   const torch::Tensor& scalars);
+
   FieldDynamicsOptions options;
   torch::Tensor wave_vectors;  // [B,5,3], rows >= n_waves zero
   torch::Tensor wave_mask;     // [B,5] 0/1
   torch::Tensor wave;          // [B,R,R,R] scratch
   torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
+  torch::Tensor next;          // [B,64,R,R,R] output of step_seeded (fast path only)
 
  private:
   std::shared_ptr<class ScriptedFieldStep> script_;  // for "script" and .pt paths

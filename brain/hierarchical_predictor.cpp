@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "brain/ops/philox.h"
 #include "brain/sensor_sites.h"
 
 namespace fieldbrain {
@@ -23,14 +24,19 @@ HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOption
   }
 }
 
-void HierarchicalPredictorImpl::init_robot(int64_t b, at::Generator& gen) {
+void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
   const int64_t S = options.sensory_dim();
+  auto w = torch::empty({4, 16, S}, torch::kFloat);
+  float* out = w.data_ptr<float>();
   for (int k = 0; k < 4; ++k) {
-    const double beta = kGain[k] * std::sqrt(6.0 / static_cast<double>(16 + S));
-    auto w = torch::empty({16, S}, torch::kFloat);
-    w.uniform_(-beta, beta, gen);
-    W[b][k].copy_(w);
+    const auto beta = static_cast<float>(kGain[k] * std::sqrt(6.0 / static_cast<double>(16 + S)));
+    for (int64_t i = 0; i < 16 * S; ++i) {
+      const int64_t index = k * 16 * S + i;
+      const float u = philox::uniform(seed, 0, philox::kStreamHierarchy, static_cast<uint64_t>(index));
+      out[index] = (u * 2.0f - 1.0f) * beta;  // 2u - 1 is exact; one rounding in the product
+    }
   }
+  W[b].copy_(w);
 }
 
 torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,

@@ -26,8 +26,9 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
  public:
   explicit HierarchicalPredictorImpl(HierarchicalPredictorOptions options);
 
-  // Construction draw 5 for robot b: W[b,k] ~ U(-beta_k, beta_k).
-  void init_robot(int64_t b, at::Generator& gen);
+  // Construction 5 for robot b: W[b,k,j,s] = (2u - 1) beta_k with u element (k*16 + j)*S + s
+  // of the robot's hierarchy uniform stream (docs/cycle.md "Randomness").
+  void init_robot(int64_t b, uint64_t seed);
 
   // Step 2 with the field at cycle start. Always pushes the input to the history; for scored
   // robots computes the timescale errors, updates W and returns the pending update U_h

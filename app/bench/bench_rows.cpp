@@ -107,6 +107,37 @@ BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R
   return row;
 }
 
+// The seeded variant makes its noise inside the kernel from (seed, cycle): the cycle moves on
+// every iteration so no two steps see the same noise.
+BenchRow time_field_step_seeded(const torch::Device& device, int64_t B, int64_t R,
+                                const RowBudget& budget) {
+  const auto in = inputs_on(device, B, R);
+  auto out = torch::empty_like(in.field);
+  auto key = torch::zeros({B, 2}, torch::kLong);
+  for (int64_t b = 0; b < B; ++b) key[b][0] = static_cast<int64_t>(robot_seed(42, b));
+  key = key.to(device);
+  auto next_cycle = torch::zeros({B, 2}, torch::kLong);
+  next_cycle.select(1, 1).fill_(1);
+  next_cycle = next_cycle.to(device);
+  auto row = measure("field_step_seeded", device, B, R, budget, [&](int64_t) {
+    ops::field_step_seeded_out(in.field, key, in.wave, in.ef, in.scalars, out);
+    key.add_(next_cycle);  // as the brain does: no scalar tensor per call
+  });
+  row.note = device.is_cuda() ? "CUDA kernel, noise in-kernel" : "isa " + ops::field_step_cpu_isa() + ", noise in-kernel";
+  return row;
+}
+
+// philox_normal_out of one cycle's eps_sp [B,48,R,R,R]: what making the noise costs alone.
+BenchRow time_philox_fill(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
+  auto out = torch::empty({B, 48, R, R, R}, torch::TensorOptions().device(device));
+  auto key = torch::zeros({B, 2}, torch::kLong).to(device);
+  auto row = measure("philox_fill", device, B, R, budget, [&](int64_t) {
+    ops::philox_normal_out(key, 2, out);
+  });
+  row.note = fmt::format("{:.2f} M normals", out.numel() / 1e6);
+  return row;
+}
+
 BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64_t R,
                                    const RowBudget& budget) {
   const auto in = inputs_on(device, B, R);

@@ -22,6 +22,11 @@ struct RowBudget {
 
 // fieldbrain::field_step_out (the fused operator) on realistic inputs.
 BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
+// fieldbrain::field_step_seeded_out (noise made in the kernel from a (seed, cycle) key).
+BenchRow time_field_step_seeded(const torch::Device& device, int64_t B, int64_t R,
+                                const RowBudget& budget);
+// fieldbrain::philox_normal_out of one cycle's spontaneous-activity noise [B,48,R,R,R].
+BenchRow time_philox_fill(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // fieldbrain::field_step_reference (plain ATen ops) on the same inputs.
 BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64_t R,
                                    const RowBudget& budget);

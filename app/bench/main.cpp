@@ -30,10 +30,10 @@ using namespace fieldbrain::bench;
 namespace {
 
 const std::vector<std::string> kAllImpls = {
-    "copy",          "field_step_op", "field_step_reference", "field_readout_op",
-    "python_eager",  "torch_compile", "cpp_fast",             "cpp_reference",
-    "python",        "load",          "group",                "group_churn",
-    "tick_singles"};
+    "copy",          "field_step_op", "field_step_seeded",    "philox_fill",
+    "field_step_reference", "field_readout_op", "python_eager", "torch_compile",
+    "cpp_fast",      "cpp_reference", "python",               "load",
+    "group",         "group_churn",   "tick_singles"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
       const int64_t th = at::get_num_threads();
       run("copy", [&] { return time_copy(device, B, R, budget); });
       run("field_step_op", [&] { return time_field_step_op(device, B, R, budget); });
+      run("field_step_seeded", [&] { return time_field_step_seeded(device, B, R, budget); });
+      run("philox_fill", [&] { return time_philox_fill(device, B, R, budget); });
       run("field_step_reference", [&] { return time_field_step_reference(device, B, R, slow); });
       run("field_readout_op", [&] { return time_field_readout_op(device, B, R, budget); });
       run("python_eager", [&] { return time_python_field_step(device, "eager", B, R, th); });

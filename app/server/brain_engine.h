@@ -21,7 +21,7 @@ class BrainEngine {
   using Slot = int64_t;  // one robot's brain
   virtual ~BrainEngine() = default;
 
-  // A fresh brain for one robot of the given sizes; `robot_key` seeds its generator. Throws
+  // A fresh brain for one robot of the given sizes; `robot_key` seeds its Philox streams. Throws
   // std::exception with a readable message when the brain cannot be built.
   virtual Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) = 0;
   virtual void destroy(Slot slot) = 0;

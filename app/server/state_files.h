@@ -29,7 +29,7 @@ int remove_stale_temps(const std::string& dir);
 // Lower-case hex SHA-256 of `text`.
 std::string sha256_hex(const std::string& text);
 
-// FNV-1a 64 of the key: the robot's generator seed (stable across runs and platforms).
+// FNV-1a 64 of the key: the robot's Philox seed (stable across runs and platforms).
 uint64_t robot_key_hash(const std::string& robot_key);
 
 }  // namespace fieldbrain::server

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "app/server/state_files.h"
 #include "brain/brain_config.h"
 #include "brain/brain_group.h"
@@ -15,6 +17,15 @@
 
 namespace fieldbrain::server {
 namespace {
+
+// An older save (brain archive version 1 or 2) was migrated on load: say so once per load.
+void note_migration(int loaded_version, int64_t cycle, const std::string& path) {
+  if (loaded_version < FieldBrainImpl::kArchiveVersion) {
+    spdlog::warn("{}: brain save version {} migrated to {}: its mt19937 generator states were "
+                 "dropped, the noise continues on the Philox streams from cycle {}",
+                 path, loaded_version, FieldBrainImpl::kArchiveVersion, cycle);
+  }
+}
 
 struct DetachedFieldBrain final : BrainEngine::Detached {
   explicit DetachedFieldBrain(FieldBrain b) : brain(std::move(b)) {}
@@ -90,7 +101,8 @@ class FieldBrainEngine final : public BrainEngine {
   void load(Slot slot, const std::string& path) override {
     torch::NoGradGuard no_grad;
     const Seat& s = seat_of(slot);
-    groups_.at(s.sizes)->load(s.row, path);
+    BrainGroupImpl& group = *groups_.at(s.sizes);
+    note_migration(group.load(s.row, path), group.cycle(s.row), path);
   }
 
   // A whole single-robot FieldBrain of its own, built and loaded on the calling thread: nothing
@@ -100,6 +112,7 @@ class FieldBrainEngine final : public BrainEngine {
     torch::NoGradGuard no_grad;
     FieldBrain b(config_for(sensory_dim, motor_dim), std::vector<uint64_t>{robot_key_hash(robot_key)});
     b->load(path);
+    note_migration(b->loaded_archive_version(), b->cycle(), path);
     return std::make_unique<DetachedFieldBrain>(std::move(b));
   }
 

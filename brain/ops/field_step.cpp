@@ -1,4 +1,4 @@
-// Schema of fieldbrain::field_step (torchvision layout: schema here, one kernel file per device
+// Schemas of fieldbrain::field_step, field_step_seeded and philox_normal_out (torchvision layout: schema here, one kernel file per device
 // under cpu/ and cuda/), and the C++ entry points of brain/ops/field_step.h.
 #include "brain/ops/field_step.h"
 
@@ -11,6 +11,17 @@ TORCH_LIBRARY(fieldbrain, m) {
   m.def(
       "field_step_out(Tensor field, Tensor noise, Tensor wave, Tensor ef, Tensor scalars, "
       "Tensor(a!) out) -> Tensor(a!)");
+  // The same step with the spontaneous-activity noise made inside the kernel from the
+  // robots' (seed, cycle) (brain/ops/philox.h, stream kStreamSpontaneous): no noise tensor.
+  m.def(
+      "field_step_seeded(Tensor field, Tensor noise_key, Tensor wave, Tensor ef, Tensor scalars) "
+      "-> Tensor");
+  m.def(
+      "field_step_seeded_out(Tensor field, Tensor noise_key, Tensor wave, Tensor ef, "
+      "Tensor scalars, Tensor(a!) out) -> Tensor(a!)");
+  // Standard normals of a Philox stream into out [B, ...]: element i of robot b is
+  // philox::normal(noise_key[b,0], noise_key[b,1], stream, i) (brain/ops/philox_normal.h).
+  m.def("philox_normal_out(Tensor noise_key, int stream, Tensor(a!) out) -> Tensor(a!)");
   // Which instruction-set variant the CPU kernel runs (for benchmarks and tests).
   m.def("field_step_cpu_isa() -> str", [] { return fieldbrain::ops::field_step_cpu_isa(); });
 }
@@ -37,6 +48,35 @@ at::Tensor& field_step_out(const at::Tensor& field, const at::Tensor& noise,
           .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, const at::Tensor&,
                              const at::Tensor&, const at::Tensor&, at::Tensor&)>();
   return op.call(field, noise, wave, ef, scalars, out);
+}
+
+at::Tensor field_step_seeded(const at::Tensor& field, const at::Tensor& noise_key,
+                             const at::Tensor& wave, const at::Tensor& ef,
+                             const at::Tensor& scalars) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("fieldbrain::field_step_seeded", "")
+          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                            const at::Tensor&, const at::Tensor&)>();
+  return op.call(field, noise_key, wave, ef, scalars);
+}
+
+at::Tensor& field_step_seeded_out(const at::Tensor& field, const at::Tensor& noise_key,
+                                  const at::Tensor& wave, const at::Tensor& ef,
+                                  const at::Tensor& scalars, at::Tensor& out) {
+  static const auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("fieldbrain::field_step_seeded_out", "")
+          .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                             const at::Tensor&, const at::Tensor&, at::Tensor&)>();
+  return op.call(field, noise_key, wave, ef, scalars, out);
+}
+
+at::Tensor& philox_normal_out(const at::Tensor& noise_key, int64_t stream, at::Tensor& out) {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("fieldbrain::philox_normal_out", "")
+                             .typed<at::Tensor&(const at::Tensor&, int64_t, at::Tensor&)>();
+  return op.call(noise_key, stream, out);
 }
 
 }  // namespace ops

@@ -12,7 +12,8 @@ namespace ops {
 // the device the kernel runs on.
 struct FieldStepArrays {
   const float* field = nullptr;    // [B,64,R,R,R]
-  const float* noise = nullptr;    // [B,48,R,R,R]
+  const float* noise = nullptr;    // [B,48,R,R,R]; null: made in the kernel from noise_key
+  const int64_t* noise_key = nullptr;  // [B,2] (seed, cycle) per robot, used when noise is null
   const float* wave = nullptr;     // [B,R,R,R]
   const float* ef = nullptr;       // [B,R,R,R]
   const float* scalars = nullptr;  // [B,8]

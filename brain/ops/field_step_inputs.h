@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+
+#include "brain/ops/field_step.h"
+#include "brain/ops/philox.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -26,9 +28,22 @@ struct FieldStepInputs {
 // < ~1.8 keeps it off); has_ef: 0 or 1 for every robot, or -1 to alternate 1, 0, 1, ...
 inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t seed,
                                               double content_scale = 1.0, int has_ef = 1) {
-  at::Generator gen = at::detail::createCPUGenerator(seed);
-  auto randn = [&](at::IntArrayRef shape) { return torch::randn(shape, gen); };
-  auto rand = [&](at::IntArrayRef shape) { return torch::rand(shape, gen); };
+  // Each draw is its own Philox stream of `seed` (docs/cycle.md "Randomness"), cycle 0.
+  uint32_t stream = 1000;
+  const auto key = torch::tensor({static_cast<int64_t>(seed), int64_t{0}}, torch::kLong).view({1, 2});
+  auto randn = [&](at::IntArrayRef shape) {
+    auto t = torch::empty(shape, torch::kFloat);
+    auto flat = t.view({1, -1});
+    ops::philox_normal_out(key, stream++, flat);
+    return t;
+  };
+  auto rand = [&](at::IntArrayRef shape) {
+    auto t = torch::empty(shape, torch::kFloat);
+    float* p = t.data_ptr<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = philox::uniform(seed, 0, stream, static_cast<uint64_t>(i));
+    ++stream;
+    return t;
+  };
   FieldStepInputs in;
   in.field = randn({B, 64, R, R, R}) * 0.2 + 0.05;
   in.field.slice(1, 0, 48).mul_(content_scale);
@@ -41,7 +56,11 @@ inline FieldStepInputs make_field_step_inputs(int64_t B, int64_t R, uint64_t see
   const auto coord = torch::arange(R, torch::kFloat);
   const auto cx = coord.view({R, 1, 1}), cy = coord.view({1, R, 1}), cz = coord.view({1, 1, R});
   in.wave = torch::zeros({B, R, R, R});
-  const auto n_waves = torch::randint(3, 6, {B}, gen);
+  auto n_waves = torch::empty({B}, torch::kLong);
+  for (int64_t b = 0; b < B; ++b) {
+    n_waves[b] = 3 + static_cast<int64_t>(philox::block_words(seed, 0, stream, static_cast<uint32_t>(b)).w[0] % 3u);
+  }
+  ++stream;
   const auto phase = rand({B}) * 10.0;
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t w = 0; w < n_waves[b].item<int64_t>(); ++w) {

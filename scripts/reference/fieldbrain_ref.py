@@ -49,9 +49,9 @@ Decisions (where docs/cycle.md leaves a choice; the most literal reading was tak
      batched matmul nov[B,200,512] @ v[B,512,1].
  D12 C9 hierarchical predictions: hpred[k] = tanh(enc_k[B,1,16] @ W[:,k][B,16,S]) (bmm).
      comb = (((a0*h0 + a1*h1) + a2*h2) + a3*h3) / (((a0+a1)+a2)+a3).
- D13 Per-cycle draws are all made at the start of the cycle (nothing else draws in a
-     cycle, so this is the docs/cycle.md order) into contiguous per-robot slices of
-     preallocated buffers (a contiguous slice draws exactly like a fresh tensor).
+ D13 Per-cycle draws are made at the start of the cycle into preallocated buffers, all
+     robots at once: every element is a pure function of (robot seed, cycle, stream,
+     index) (philox_ref.py), so order does not matter.
  D14 Telemetry imprint_strength/decay_rate/internal_drive/exploration_drive are this
      cycle's modulation values (imp, decay, drive, explore of C5); field stats in the
      fixture are computed in float64 and stored as float32.
@@ -76,6 +76,9 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as tnf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import philox_ref as philox  # noqa: E402  (the generator of docs/cycle.md "Randomness")
 
 C = 64
 MASK64 = (1 << 64) - 1
@@ -273,36 +276,35 @@ class FieldBrainRef:
         f32 = torch.float32
         self._build_tables()
 
-        # ---- construction draws, per robot, in docs/cycle.md order
-        self.gens = []
+        # ---- construction, per robot: pure functions of the robot's Philox seed (cycle 0),
+        # docs/cycle.md "Randomness" (philox_ref.py).
+        self.robot_seeds = [robot_seed(seed, key) for key in self.keys]
         self.F = torch.empty(B, C, R, R, R, dtype=f32)
         self.wv = torch.zeros(B, 5, 3, dtype=f32)
         self.wmask = torch.zeros(B, 5, dtype=f32)
         self.n_waves = [0] * B
         self.W = torch.empty(B, 4, 16, S, dtype=f32)
-        for b, key in enumerate(self.keys):
-            g = torch.Generator()
-            g.manual_seed(robot_seed(seed, key))
-            self.gens.append(g)
-            # 1. field
-            self.F[b] = torch.empty(C, R, R, R).normal_(0, 1, generator=g).mul(0.2).add(0.05)
-            # 2. number of wave vectors
-            nw = 3 + int(torch.randint(0, 3, (1,), generator=g)[0])
+        for b, rs in enumerate(self.robot_seeds):
+            # 1. field: one normal stream over [64,R,R,R], scaled and shifted per channel block
+            z = philox.normals(rs, 0, philox.STREAM_INITIAL_FIELD, C * R ** 3)[0].reshape(C, R, R, R)
+            self.F[b, 0:48] = z[0:48].mul(0.2).add(0.05)
+            self.F[b, 48:52] = z[48:52].mul(0.1).add(2.0)
+            self.F[b, 52:56] = z[52:56].mul(0.05)
+            self.F[b, 56:60] = z[56:60].mul(0.05)
+            self.F[b, 60:64] = z[60:64].mul(0.2)
+            # 2. number of wave vectors: 3 + (word 0 of block 0) mod 3
+            nw = 3 + int(philox.words(rs, 0, philox.STREAM_WAVE_COUNT, 1)[0][0, 0]) % 3
             self.n_waves[b] = nw
             # 3. wave vectors, each row normalised
-            v = torch.empty(nw, 3).normal_(0, 1, generator=g)
+            v = philox.normals(rs, 0, philox.STREAM_WAVE_VECTORS, 3 * nw)[0].reshape(nw, 3)
             v = v / (torch.linalg.vector_norm(v, 2, dim=1, keepdim=True) + 1e-8)
             self.wv[b, :nw] = v
             self.wmask[b, :nw] = 1.0
-            # 4. dynamics channels
-            self.F[b, 48:52] = torch.empty(4, R, R, R).normal_(0, 1, generator=g).mul(0.1).add(2.0)
-            self.F[b, 52:56] = torch.empty(4, R, R, R).normal_(0, 1, generator=g).mul(0.05)
-            self.F[b, 56:60] = torch.empty(4, R, R, R).normal_(0, 1, generator=g).mul(0.05)
-            self.F[b, 60:64] = torch.empty(4, R, R, R).normal_(0, 1, generator=g).mul(0.2)
-            # 5. hierarchical weights (xavier-uniform bounds)
+            # 5. hierarchical weights (xavier-uniform bounds): (2u - 1) * beta_k
+            u = philox.uniforms(rs, 0, philox.STREAM_HIERARCHY, 4 * 16 * S)[0].reshape(4, 16, S)
             for k in range(4):
-                beta = self.GAINS[k] * math.sqrt(6.0 / (16 + S))
-                self.W[b, k] = torch.empty(16, S).uniform_(-beta, beta, generator=g)
+                beta = torch.tensor(self.GAINS[k] * math.sqrt(6.0 / (16 + S)), dtype=torch.float64).to(f32)
+                self.W[b, k] = (u[k] * 2 - 1) * beta
         self.init_field = self.F.clone()
 
         # ---- state (docs/cycle.md "State")
@@ -416,13 +418,15 @@ class FieldBrainRef:
 
     # -------------------------------------------------------------------- helpers
     def _draw_cycle(self):
-        """Per-cycle draws, per robot, in docs/cycle.md order (D13)."""
-        for b, g in enumerate(self.gens):
-            self.eps_loc[b].normal_(0, 1, generator=g)
-            self.eps_sp[b].normal_(0, 1, generator=g)
-            if self.M > 4:
-                self.eps_m[b].normal_(0, 1, generator=g)
-            self.eps_x[b].normal_(0, 1, generator=g)
+        """Per-cycle draws: the robots' Philox streams of (seed, cycle n) (D13)."""
+        B, R, M = self.B, self.R, self.M
+        seeds = torch.tensor(self.robot_seeds, dtype=torch.int64)
+        n = self.cycle
+        self.eps_loc.copy_(philox.normals(seeds, n, philox.STREAM_EMPTY_LOCATION, R ** 3).reshape(B, R, R, R))
+        self.eps_sp.copy_(philox.normals(seeds, n, philox.STREAM_SPONTANEOUS, 48 * R ** 3).reshape(B, 48, R, R, R))
+        if M > 4:
+            self.eps_m.copy_(philox.normals(seeds, n, philox.STREAM_EXTRA_MOTORS, M - 4))
+        self.eps_x.copy_(philox.normals(seeds, n, philox.STREAM_EXPLORATION, M))
 
     def _wave(self, n):
         phi = 0.1 * n

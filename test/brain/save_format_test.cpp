@@ -30,8 +30,8 @@ TEST_CASE("A saved brain stores only its live attractor slots and opens with wei
   const auto& rows = a.tensors.at("packed.attractors.bank.rows");
   CHECK(rows.size(0) == live);
   CHECK(rows.sizes().slice(1) == torch::IntArrayRef({64, 8, 8, 8}));
-  // The file is the state minus the dead slots: every other buffer, the live slots, the
-  // generator states and a little zip/pickle framing (64 KiB is generous at R = 8).
+  // The file is the state minus the dead slots: every other buffer (the noise key included),
+  // the live slots and a little zip/pickle framing (64 KiB is generous at R = 8).
   int64_t state_bytes = 0;
   for (const auto& [name, t] : snapshot(*brain))
     if (name != "attractors.bank") state_bytes += t.numel() * t.element_size();
@@ -44,6 +44,98 @@ TEST_CASE("A saved brain stores only its live attractor slots and opens with wei
                           "assert t['packed.attractors.bank.rows'].shape[0] == " +
                           std::to_string(live) + "\"";
   CHECK(std::system(cmd.c_str()) == 0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A version-3 save holds the noise key (seed, cycle) and no generator state",
+          "[brain][persistence][philox]") {
+  const auto config = small_config(8);
+  const std::vector<uint64_t> keys{5, 6};
+  const auto path = temp_path("v3.pt");
+  auto brain = make_brain(config, keys);
+  for (int64_t i = 0; i < 7; ++i) brain->step(test_sensors(i, keys, 24), test_reward(i, keys));
+  brain->save(path);
+  const Archive a = load_archive(path);
+  CHECK(a.meta.at("version") == 3);
+  for (const auto& [name, t] : a.tensors) CHECK(name.rfind("generator.", 0) == std::string::npos);
+  const auto key = a.tensors.at("state.noise_key");
+  REQUIRE(key.sizes() == torch::IntArrayRef({2, 2}));
+  for (int64_t b = 0; b < 2; ++b) {
+    CHECK(static_cast<uint64_t>(key[b][0].item<int64_t>()) == robot_seed(config.seed, keys[b]));
+    CHECK(key[b][1].item<int64_t>() == 7);
+  }
+  // Round trip: a fresh brain loads it and continues exactly like the saved one.
+  auto loaded = make_brain(config, keys);
+  loaded->load(path);
+  CHECK(loaded->loaded_archive_version() == 3);
+  CHECK(first_difference(snapshot(*brain), snapshot(*loaded)).empty());
+  for (int64_t i = 7; i < 12; ++i) {
+    const auto s = test_sensors(i, keys, 24);
+    const auto r = test_reward(i, keys);
+    CHECK(torch::equal(brain->step(s, r), loaded->step(s, r)));
+  }
+  std::filesystem::remove(path);
+}
+
+// A version-2 file as the previous release wrote it: the same tensors, no noise key, one
+// mt19937 generator state per robot (its size, 5056 bytes), meta version 2.
+void write_version_2(const FieldBrainImpl& brain, const std::string& path, uint64_t saved_seed) {
+  ArchiveContents old = brain.archive_contents();
+  old.tensors.erase("state.noise_key");
+  for (int64_t b = 0; b < brain.batch(); ++b) {
+    old.tensors["generator." + std::to_string(b)] = torch::zeros({5056}, torch::kUInt8);
+  }
+  old.meta["version"] = 2;
+  old.meta["config"]["seed"] = saved_seed;
+  old.save(path);
+}
+
+TEST_CASE("A version-2 save is migrated: its state loads and the noise follows Philox from its cycle",
+          "[brain][persistence][philox]") {
+  const auto config = small_config(8);
+  const std::vector<uint64_t> keys{5, 6};
+  const auto path = temp_path("v2.pt");
+  auto brain = make_brain(config, keys);
+  for (int64_t i = 0; i < 9; ++i) brain->step(test_sensors(i, keys, 24), test_reward(i, keys));
+  write_version_2(*brain, path, config.seed);
+
+  BrainConfig other_seed = config;
+  other_seed.seed = config.seed + 1;  // the migrated key comes from the save's seed
+  auto loaded = make_brain(other_seed, keys);
+  loaded->load(path);
+  CHECK(loaded->loaded_archive_version() == 2);
+  CHECK(loaded->cycle() == 9);
+  // Every tensor loaded, and the noise key rebuilt from (saved seed, robot key, saved cycle):
+  // the same key a brain of this release had, so the run continues as if never saved.
+  CHECK(first_difference(snapshot(*brain), snapshot(*loaded)).empty());
+  for (int64_t i = 9; i < 14; ++i) {
+    const auto s = test_sensors(i, keys, 24);
+    const auto r = test_reward(i, keys);
+    CHECK(torch::equal(brain->step(s, r), loaded->step(s, r)));
+  }
+  // Saving again writes version 3.
+  loaded->save(path);
+  CHECK(load_archive(path).meta.at("version") == 3);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A save from a newer release is refused with its version named", "[brain][persistence]") {
+  const auto config = small_config(8);
+  const std::vector<uint64_t> keys{5};
+  const auto path = temp_path("v4.pt");
+  auto brain = make_brain(config, keys);
+  ArchiveContents future = brain->archive_contents();
+  future.meta["version"] = 4;
+  future.save(path);
+  auto other = make_brain(config, keys);
+  const auto before = snapshot(*other);
+  CHECK_THROWS_WITH(other->load(path), Catch::Contains("unsupported brain archive version 4"));
+  CHECK(first_difference(before, snapshot(*other)).empty());
+  // A v3 file whose key disagrees with its cycle counter is refused too.
+  ArchiveContents bad = brain->archive_contents();
+  bad.tensors["state.noise_key"][0][1] = 5;
+  bad.save(path);
+  CHECK_THROWS_WITH(other->load(path), Catch::Contains("noise_key's cycles differ"));
   std::filesystem::remove(path);
 }
 

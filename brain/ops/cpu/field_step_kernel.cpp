@@ -20,7 +20,11 @@ namespace cpu {
 namespace {
 
 // The widest variant this CPU runs; FIELDBRAIN_ISA=default|avx2|avx512 caps the choice.
-const FieldStepPasses& passes() {
+const FieldStepPasses& passes() { return chosen_passes(); }
+
+}  // namespace
+
+const FieldStepPasses& chosen_passes() {
   static const FieldStepPasses* chosen = [] {
 #if defined(FIELDBRAIN_OPS_AVX2)
     const char* env = std::getenv("FIELDBRAIN_ISA");
@@ -41,6 +45,23 @@ const FieldStepPasses& passes() {
   }();
   return *chosen;
 }
+
+std::vector<const FieldStepPasses*> runnable_passes() {
+  std::vector<const FieldStepPasses*> out{&isa_default::kPasses};
+#if defined(FIELDBRAIN_OPS_AVX2)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&isa_avx2::kPasses);
+#if defined(FIELDBRAIN_OPS_AVX512)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    out.push_back(&isa_avx512::kPasses);
+  }
+#endif
+#endif
+  return out;
+}
+
+namespace {
 
 // Per-thread scratch, grown on first use and reused: the steady state allocates nothing.
 float* thread_scratch(size_t floats) {
@@ -75,12 +96,12 @@ int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
   return planes;
 }
 
-at::Tensor& field_step_out_cpu(const at::Tensor& field_in, const at::Tensor& noise_in,
-                               const at::Tensor& wave_in, const at::Tensor& ef_in,
-                               const at::Tensor& scalars_in, at::Tensor& out) {
-  const auto shape = check_field_step_args(field_in, noise_in, wave_in, ef_in, scalars_in,
-                                           c10::DeviceType::CPU);
+// The step with either a noise tensor (float32) or a noise key (int64 [B,2], seeded).
+at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_in,
+                           const at::Tensor& noise_in, const at::Tensor& wave_in,
+                           const at::Tensor& ef_in, const at::Tensor& scalars_in, at::Tensor& out) {
   const int64_t B = shape.batch, R = shape.resolution;
+  const bool seeded = noise_in.scalar_type() == at::kLong;
   // Copies only when an input is not contiguous.
   const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
                    wave = wave_in.contiguous(), ef = ef_in.contiguous(),
@@ -90,7 +111,11 @@ at::Tensor& field_step_out_cpu(const at::Tensor& field_in, const at::Tensor& noi
 
   FieldStepView v;
   v.field = field.data_ptr<float>();
-  v.noise = noise.data_ptr<float>();
+  if (seeded) {
+    v.noise_key = noise.data_ptr<int64_t>();
+  } else {
+    v.noise = noise.data_ptr<float>();
+  }
   v.wave = wave.data_ptr<float>();
   v.ef = ef.data_ptr<float>();
   v.scalars = scalars.data_ptr<float>();
@@ -139,6 +164,30 @@ at::Tensor& field_step_out_cpu(const at::Tensor& field_in, const at::Tensor& noi
   return out;
 }
 
+at::Tensor& field_step_out_cpu(const at::Tensor& field, const at::Tensor& noise,
+                               const at::Tensor& wave, const at::Tensor& ef,
+                               const at::Tensor& scalars, at::Tensor& out) {
+  const auto shape = check_field_step_args(field, noise, wave, ef, scalars, c10::DeviceType::CPU);
+  return run_field_step(shape, field, noise, wave, ef, scalars, out);
+}
+
+at::Tensor& field_step_seeded_out_cpu(const at::Tensor& field, const at::Tensor& noise_key,
+                                      const at::Tensor& wave, const at::Tensor& ef,
+                                      const at::Tensor& scalars, at::Tensor& out) {
+  const auto shape =
+      check_field_step_seeded_args(field, noise_key, wave, ef, scalars, c10::DeviceType::CPU);
+  return run_field_step(shape, field, noise_key, wave, ef, scalars, out);
+}
+
+at::Tensor field_step_seeded_cpu(const at::Tensor& field, const at::Tensor& noise_key,
+                                 const at::Tensor& wave, const at::Tensor& ef,
+                                 const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step_seeded: field is undefined");
+  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
+  field_step_seeded_out_cpu(field, noise_key, wave, ef, scalars, out);
+  return out;
+}
+
 at::Tensor field_step_cpu(const at::Tensor& field, const at::Tensor& noise,
                           const at::Tensor& wave, const at::Tensor& ef,
                           const at::Tensor& scalars) {
@@ -159,4 +208,6 @@ std::string field_step_cpu_isa() { return cpu::passes().isa; }
 TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
   m.impl("field_step", TORCH_FN(fieldbrain::ops::cpu::field_step_cpu));
   m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cpu::field_step_out_cpu));
+  m.impl("field_step_seeded", TORCH_FN(fieldbrain::ops::cpu::field_step_seeded_cpu));
+  m.impl("field_step_seeded_out", TORCH_FN(fieldbrain::ops::cpu::field_step_seeded_out_cpu));
 }

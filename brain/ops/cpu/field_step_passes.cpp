@@ -9,6 +9,8 @@
 //   conv3d's of items 3-4 costs no branches; planes outside [0,R) stay all zero.
 #include "brain/ops/cpu/field_step_passes.h"
 
+#include "brain/ops/philox.h"
+
 #include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
@@ -120,7 +122,7 @@ constexpr size_t align16(size_t n) { return (n + 15) & ~size_t(15); }
 // Offsets (in floats) of the pass-1 scratch arrays for a slab of n0 planes.
 struct Pass1Layout {
   int64_t R, P, Rp, Pp, n0, n1, n2;
-  size_t fk[4], fm, wt, dif[3], pl0, cc, x2, aq, x3, syz, sz, row, acc[4], total;
+  size_t fk[4], fm, wt, dif[3], pl0, cc, x2, aq, x3, syz, sz, row, acc[4], noise, total;
   Pass1Layout(int64_t resolution, int64_t planes) {
     R = resolution;
     P = R * R;
@@ -148,6 +150,7 @@ struct Pass1Layout {
     sz = take((R + 2) * R);
     row = take(R);
     for (auto& o : acc) o = take(n0 * P);
+    noise = take(P);
     total = at;
   }
 };
@@ -184,7 +187,12 @@ float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, floa
   const int64_t R = L.R, P = L.P, Rp = L.Rp, Pp = L.Pp, V = P * R;
   const float* F = v.field + b * kFieldChannels * V;
   const float* D = F + kActivity * V;
-  const float* noise = v.noise + b * kActivity * V;
+  // Noise: the given array, or made plane by plane from the robot's (seed, cycle).
+  const bool seeded = v.noise == nullptr;
+  const float* noise = seeded ? nullptr : v.noise + b * kActivity * V;
+  const uint64_t seed = seeded ? static_cast<uint64_t>(v.noise_key[2 * b]) : 0;
+  const uint64_t cycle = seeded ? static_cast<uint64_t>(v.noise_key[2 * b + 1]) : 0;
+  float* noise_plane = s + L.noise;
   const float* wave = v.wave + b * V;
   const float* ef = v.ef + b * V;
   const float* sc = v.scalars + b * 8;
@@ -262,12 +270,16 @@ float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, floa
   float* sz = s + L.sz;
   for (int64_t c = 0; c < kActivity; ++c) {
     const float* Fc = F + c * V;
-    const float* Nc = noise + c * V;
+    const float* Nc = seeded ? nullptr : noise + c * V;
     // items 1-2: X2 = decay/shift(F) + (0.001 eps + 0.001 wave) * drive, on planes of halo 2.
     for (int64_t x = h2lo; x < h2hi; ++x) {
       const int64_t i2 = x - (x0 - 2);
       const float* fc = Fc + x * P;
-      const float* nz = Nc + x * P;
+      const float* nz = Nc != nullptr ? Nc + x * P : noise_plane;
+      if (seeded) {
+        fill_normals(seed, cycle, philox::kStreamSpontaneous,
+                     static_cast<uint64_t>(c * V + x * P), P, noise_plane);
+      }
       const float* wt = s + L.wt + i2 * P;
       float* dst = x2buf + i2 * Pp + Rp + 1;
       const Vec vdrive(drive), k001(0.001f);
@@ -529,7 +541,8 @@ const FieldStepPasses kPasses = {
 #else
     "default",
 #endif
-    &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel};
+    &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel,
+    &fill_normals};
 
 }  // namespace FIELDBRAIN_ISA_NAMESPACE
 }  // namespace cpu

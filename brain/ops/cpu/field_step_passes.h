@@ -7,6 +7,8 @@
 //   activity, learned diffusion, coupling, self-modification of the dynamics channels, NaN
 //   repair and the clamp of channels 48..63. Writes Fn into `out` and the slab's max|Fn[0:48]|.
 //   Neighbours are recomputed from the input in a halo of 2 planes, so slabs are independent.
+//   Without a noise array (v.noise null) the slab makes the noise of each (channel, plane) it
+//   reads from v.noise_key with fill_normals, into its scratch.
 // Pass 2 (task = one robot, one channel): the squash decided from the pass-1 maxima (tanh of
 //   channels 0..47 when max > 2) and the global periodic diffusion, in place in `out`,
 //   streaming the channel once with a window of three planes in scratch.
@@ -14,7 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "brain/ops/cpu/philox_fill.h"
 #include "brain/ops/field_step_arrays.h"
 
 namespace fieldbrain {
@@ -39,7 +43,14 @@ struct FieldStepPasses {
   // out[b,c] = periodic_diffusion(squash ? tanh(out[b,c]) : out[b,c]).
   void (*pass2_channel)(const FieldStepView& v, int64_t b, int64_t c, bool squash,
                         float* scratch);
+  // The Philox normals of this instruction set (philox_fill.h).
+  FillNormalsFn fill_normals;
 };
+
+// The variant field_step_kernel.cpp chose for this CPU (also used by the philox_normal_out kernel).
+const FieldStepPasses& chosen_passes();
+// Every variant compiled in that this CPU can run (for tests: each must give the same bits).
+std::vector<const FieldStepPasses*> runnable_passes();
 
 // Defined by field_step_passes.cpp, compiled per instruction set.
 namespace isa_default {

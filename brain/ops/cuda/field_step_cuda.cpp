@@ -32,11 +32,10 @@ at::Tensor& workspace(const at::Tensor& field, int64_t B, int64_t R) {
   return ws;
 }
 
-at::Tensor& field_step_out_cuda(const at::Tensor& field_in, const at::Tensor& noise_in,
-                                const at::Tensor& wave_in, const at::Tensor& ef_in,
-                                const at::Tensor& scalars_in, at::Tensor& out) {
-  const auto shape = check_field_step_args(field_in, noise_in, wave_in, ef_in, scalars_in,
-                                           c10::DeviceType::CUDA);
+// The step with a noise tensor (float32) or a noise key (int64 [B,2], seeded).
+at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_in,
+                           const at::Tensor& noise_in, const at::Tensor& wave_in,
+                           const at::Tensor& ef_in, const at::Tensor& scalars_in, at::Tensor& out) {
   const c10::cuda::CUDAGuard guard(field_in.device());
   const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
                    wave = wave_in.contiguous(), ef = ef_in.contiguous(),
@@ -44,7 +43,11 @@ at::Tensor& field_step_out_cuda(const at::Tensor& field_in, const at::Tensor& no
   prepare_field_step_out(out, field, noise, wave, ef, scalars);
   FieldStepDeviceArgs a;
   a.field = field.data_ptr<float>();
-  a.noise = noise.data_ptr<float>();
+  if (noise.scalar_type() == at::kLong) {
+    a.noise_key = noise.data_ptr<int64_t>();
+  } else {
+    a.noise = noise.data_ptr<float>();
+  }
   a.wave = wave.data_ptr<float>();
   a.ef = ef.data_ptr<float>();
   a.scalars = scalars.data_ptr<float>();
@@ -55,6 +58,30 @@ at::Tensor& field_step_out_cuda(const at::Tensor& field_in, const at::Tensor& no
   const int err = launch_field_step(a, at::cuda::getCurrentCUDAStream().stream());
   TORCH_CHECK(err == 0, "fieldbrain::field_step (CUDA): launch failed: ",
               cudaGetErrorString(static_cast<cudaError_t>(err)));
+  return out;
+}
+
+at::Tensor& field_step_out_cuda(const at::Tensor& field, const at::Tensor& noise,
+                                const at::Tensor& wave, const at::Tensor& ef,
+                                const at::Tensor& scalars, at::Tensor& out) {
+  const auto shape = check_field_step_args(field, noise, wave, ef, scalars, c10::DeviceType::CUDA);
+  return run_field_step(shape, field, noise, wave, ef, scalars, out);
+}
+
+at::Tensor& field_step_seeded_out_cuda(const at::Tensor& field, const at::Tensor& noise_key,
+                                       const at::Tensor& wave, const at::Tensor& ef,
+                                       const at::Tensor& scalars, at::Tensor& out) {
+  const auto shape =
+      check_field_step_seeded_args(field, noise_key, wave, ef, scalars, c10::DeviceType::CUDA);
+  return run_field_step(shape, field, noise_key, wave, ef, scalars, out);
+}
+
+at::Tensor field_step_seeded_cuda(const at::Tensor& field, const at::Tensor& noise_key,
+                                  const at::Tensor& wave, const at::Tensor& ef,
+                                  const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step_seeded: field is undefined");
+  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
+  field_step_seeded_out_cuda(field, noise_key, wave, ef, scalars, out);
   return out;
 }
 
@@ -75,4 +102,6 @@ at::Tensor field_step_cuda(const at::Tensor& field, const at::Tensor& noise,
 TORCH_LIBRARY_IMPL(fieldbrain, CUDA, m) {
   m.impl("field_step", TORCH_FN(fieldbrain::ops::cuda::field_step_cuda));
   m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cuda::field_step_out_cuda));
+  m.impl("field_step_seeded", TORCH_FN(fieldbrain::ops::cuda::field_step_seeded_cuda));
+  m.impl("field_step_seeded_out", TORCH_FN(fieldbrain::ops::cuda::field_step_seeded_out_cuda));
 }

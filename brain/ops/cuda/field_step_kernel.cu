@@ -10,6 +10,8 @@
 
 #include <cuda_runtime.h>
 
+#include "brain/ops/philox.h"
+
 namespace fieldbrain {
 namespace ops {
 namespace cuda {
@@ -58,8 +60,10 @@ __global__ void ef_stats_kernel(const float* ef, float* stats, Dims d) {
   }
 }
 
-__global__ void x2_kernel(const float* field, const float* noise, const float* wave,
-                          const float* scalars, float* x2, Dims d) {
+// Without a noise array the noise value is made here from the robot's (seed, cycle)
+// (brain/ops/philox.h, stream kStreamSpontaneous, element c*V + v of the robot's [48,R,R,R]).
+__global__ void x2_kernel(const float* field, const float* noise, const int64_t* noise_key,
+                          const float* wave, const float* scalars, float* x2, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= d.B * 48 * d.V) return;
   const int64_t v = i % d.V, c = (i / d.V) % 48, b = i / (48 * d.V);
@@ -76,7 +80,13 @@ __global__ void x2_kernel(const float* field, const float* noise, const float* w
     x1 = 0.85f * (F[c * d.V + v] * mean);
     if (c > 32) x1 += 0.15f * (F[(c - 1) * d.V + v] * mean);
   }
-  x2[i] = x1 + (0.001f * noise[i] + 0.001f * wave[b * d.V + v]) * drive;
+  const float eps =
+      noise != nullptr
+          ? noise[i]
+          : philox::normal(static_cast<uint64_t>(noise_key[2 * b]),
+                           static_cast<uint64_t>(noise_key[2 * b + 1]), philox::kStreamSpontaneous,
+                           static_cast<uint64_t>(c * d.V + v));
+  x2[i] = x1 + (0.001f * eps + 0.001f * wave[b * d.V + v]) * drive;
 }
 
 __global__ void x3_kernel(const float* field, const float* x2, float* x3, float* aq, Dims d) {
@@ -201,8 +211,8 @@ int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
   float* aq = x3 + d.B * 48 * d.V;           // [B,48,V]
   float* stats = aq + d.B * 48 * d.V;        // [B,4]
   ef_stats_kernel<<<static_cast<unsigned>(d.B), kThreads, 0, stream>>>(a.ef, stats, d);
-  x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, a.noise, a.wave,
-                                                                 a.scalars, x2, d);
+  x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(
+      a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
   x3_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x2, x3, aq, d);
   x4_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, aq,
                                                             fn, stats, d);

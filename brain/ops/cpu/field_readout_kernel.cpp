@@ -7,11 +7,11 @@
 #include <torch/library.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "brain/ops/cpu/field_readout_passes.h"
+#include "brain/ops/cpu/isa_choice.h"
 #include "brain/ops/field_readout.h"
 
 namespace fieldbrain {
@@ -19,28 +19,14 @@ namespace ops {
 namespace cpu {
 namespace {
 
-// The widest variant this CPU runs; FIELDBRAIN_ISA=default|avx2|avx512 caps the choice (the
-// same rule as the field step's kernel).
+// The variant cpu/isa_choice.h picks (the same rule as the field step's kernel).
 const FieldReadoutPasses& readout_passes() {
-  static const FieldReadoutPasses* chosen = [] {
 #if defined(FIELDBRAIN_OPS_AVX2)
-    const char* env = std::getenv("FIELDBRAIN_ISA");
-    const std::string cap = env != nullptr ? env : "";
-    __builtin_cpu_init();
-#if defined(FIELDBRAIN_OPS_AVX512)
-    if ((cap.empty() || cap == "avx512") && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-      return &isa_avx512::kReadoutPasses;
-    }
+  return table_for(chosen_cpu_isa(), isa_default::kReadoutPasses, isa_avx2::kReadoutPasses,
+                   isa_avx512::kReadoutPasses);
+#else
+  return isa_default::kReadoutPasses;
 #endif
-    if (cap != "default" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return &isa_avx2::kReadoutPasses;
-    }
-#endif
-    return &isa_default::kReadoutPasses;
-  }();
-  return *chosen;
 }
 
 float* readout_scratch(size_t floats) {

@@ -9,6 +9,7 @@
 // float accumulation never spans more than one plane (R^2 / vector width terms per lane; for a
 // cell, its extent along y, then along z).
 #include "brain/ops/cpu/field_readout_passes.h"
+#include "brain/ops/cpu/vector_pieces.h"
 
 #include <ATen/cpu/vec/vec.h>
 
@@ -28,25 +29,11 @@ namespace FIELDBRAIN_ISA_NAMESPACE {
 // step's passes, whose helpers have the same names.
 namespace readout {
 
-using Vec = at::vec::Vectorized<float>;
-constexpr int64_t kW = Vec::size();
-
-// Runs fn(i, n) over [0, len) in vector-sized pieces; n < kW only for the tail.
-template <typename Fn>
-inline void for_vectors(int64_t len, Fn fn) {
-  int64_t i = 0;
-  for (; i + kW <= len; i += kW) fn(i, kW);
-  if (i < len) fn(i, len - i);
-}
-// A partial load fills the missing lanes with 0, which adds nothing to a sum or a max |.|.
-inline Vec load(const float* p, int64_t n) { return n == kW ? Vec::loadu(p) : Vec::loadu(p, n); }
-inline void store(const Vec& v, float* p, int64_t n) {
-  if (n == kW) {
-    v.store(p);
-  } else {
-    v.store(p, n);
-  }
-}
+using pieces::for_vectors;
+using pieces::kW;
+using pieces::load;
+using pieces::store;
+using pieces::Vec;
 inline double sum_lanes(const Vec& v) {
   float lanes[kW];
   v.store(lanes);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "brain/ops/cpu/field_step_passes.h"
+#include "brain/ops/cpu/isa_choice.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_checks.h"
 
@@ -24,40 +25,20 @@ const FieldStepPasses& passes() { return chosen_passes(); }
 
 }  // namespace
 
-const FieldStepPasses& chosen_passes() {
-  static const FieldStepPasses* chosen = [] {
+// The variant tables of field_step_passes.cpp (the portable one three times without AVX builds).
+const FieldStepPasses& passes_for(CpuIsa isa) {
 #if defined(FIELDBRAIN_OPS_AVX2)
-    const char* env = std::getenv("FIELDBRAIN_ISA");
-    const std::string cap = env != nullptr ? env : "";
-    __builtin_cpu_init();
-#if defined(FIELDBRAIN_OPS_AVX512)
-    if ((cap.empty() || cap == "avx512") && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-      return &isa_avx512::kPasses;
-    }
+  return table_for(isa, isa_default::kPasses, isa_avx2::kPasses, isa_avx512::kPasses);
+#else
+  return table_for(isa, isa_default::kPasses, isa_default::kPasses, isa_default::kPasses);
 #endif
-    if (cap != "default" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      return &isa_avx2::kPasses;
-    }
-#endif
-    return &isa_default::kPasses;
-  }();
-  return *chosen;
 }
 
+const FieldStepPasses& chosen_passes() { return passes_for(chosen_cpu_isa()); }
+
 std::vector<const FieldStepPasses*> runnable_passes() {
-  std::vector<const FieldStepPasses*> out{&isa_default::kPasses};
-#if defined(FIELDBRAIN_OPS_AVX2)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&isa_avx2::kPasses);
-#if defined(FIELDBRAIN_OPS_AVX512)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
-    out.push_back(&isa_avx512::kPasses);
-  }
-#endif
-#endif
+  std::vector<const FieldStepPasses*> out;
+  for (const CpuIsa isa : runnable_cpu_isas()) out.push_back(&passes_for(isa));
   return out;
 }
 

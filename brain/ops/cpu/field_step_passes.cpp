@@ -8,6 +8,7 @@
 //   X2 and Aq use padded planes of (R+2)^2 with a zero border, so the zero padding of the
 //   conv3d's of items 3-4 costs no branches; planes outside [0,R) stay all zero.
 #include "brain/ops/cpu/field_step_passes.h"
+#include "brain/ops/cpu/vector_pieces.h"
 
 #include "brain/ops/philox.h"
 
@@ -27,26 +28,13 @@ namespace cpu {
 namespace FIELDBRAIN_ISA_NAMESPACE {
 namespace {
 
-using Vec = at::vec::Vectorized<float>;
-constexpr int64_t kW = Vec::size();
+using pieces::for_vectors;
+using pieces::kW;
+using pieces::load;
+using pieces::store;
+using pieces::Vec;
 constexpr int64_t kFieldChannels = 64;
 constexpr int64_t kActivity = 48;  // channels 0..47 (X); 48..63 are the dynamics D
-
-// Runs fn(i, n) over [0, len) in vector-sized pieces; n < kW only for the tail.
-template <typename Fn>
-inline void for_vectors(int64_t len, Fn fn) {
-  int64_t i = 0;
-  for (; i + kW <= len; i += kW) fn(i, kW);
-  if (i < len) fn(i, len - i);
-}
-inline Vec load(const float* p, int64_t n) { return n == kW ? Vec::loadu(p) : Vec::loadu(p, n); }
-inline void store(const Vec& v, float* p, int64_t n) {
-  if (n == kW) {
-    v.store(p);
-  } else {
-    v.store(p, n);
-  }
-}
 // ATen's float sigmoid: 1 / (1 + exp(-x)).
 inline Vec sigmoid(const Vec& x) { return (Vec(1.f) + x.neg().exp()).reciprocal(); }
 // tanh. Under AVX2/AVX-512 a branch-free expm1-based version (|error| ~1e-7, NaN in -> NaN

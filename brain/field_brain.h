@@ -59,7 +59,7 @@ class FieldBrainImpl : public torch::nn::Module {
                                              // state untouched then
   // The brain archive version the last load() read (0: none). Versions 1 and 2 are migrated:
   // their generator states are dropped and the noise follows the version-3 Philox streams
-  // from the saved cycle (docs/operating.md "Saves"); callers log that.
+  // from the saved cycle (docs/robots.md "Save versions"); callers log that.
   int loaded_archive_version() const { return loaded_archive_version_; }
   static constexpr int kArchiveVersion = 3;  // the brain archive version save() writes
 

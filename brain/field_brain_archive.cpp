@@ -18,7 +18,7 @@ constexpr const char* kArchiveFormat = "fieldbrain-brain";
 // Version 3: the randomness state is the buffer noise_key (seed, cycle per robot); no
 // generator states. Version 2 stored only the live attractor slots (brain/persistence.h,
 // PackedSlots) and version 1 the whole bank, both with mt19937 generator states: they are
-// migrated on load (docs/operating.md "Saves"): everything is loaded, the generator states
+// migrated on load (docs/robots.md "Save versions"): everything is loaded, the generator states
 // are dropped and the noise continues on the Philox streams of (the saved config's seed,
 // the robot key) from the saved cycle.
 constexpr int kArchiveVersion = FieldBrainImpl::kArchiveVersion;

@@ -133,7 +133,6 @@ void FieldBrainImpl::build(bool draw_initial_state) {
     p.readout = torch::zeros({B, ops::kReadoutWidth}, opts);
     p.motors->read_gradients_from(p.readout, ops::kReadoutSummary + ops::kSummaryGradientX);
   }
-  check_robot_rows(*this, B);  // the rule BrainGroup's row views rely on
 
   // The randomness state: (seed, cycle) per robot (docs/cycle.md "Randomness").
   auto key = torch::zeros({B, 2}, torch::kLong);
@@ -144,6 +143,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   key_step_ = torch::zeros({1, 2}, torch::kLong);
   key_step_.select(1, 1).fill_(1);
   key_step_ = key_step_.to(device_);
+  check_robot_rows(*this, B);  // every buffer registered: the rule BrainGroup's row views rely on
   if (!draw_initial_state) return;
 
   // docs/cycle.md "Construction": pure functions of the robot's seed (cycle 0).

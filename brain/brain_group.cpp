@@ -1,43 +1,14 @@
 #include "brain/brain_group.h"
 
-#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "brain/field_brain_parts.h"
-#include "brain/sync_counter.h"
+#include "brain/host_input.h"
 
 namespace fieldbrain {
-namespace {
-
-// Host float32 contiguous copy of a caller's input, checked for shape and finiteness.
-torch::Tensor checked_input(const torch::Tensor& t, const char* name, int64_t rows, int64_t cols) {
-  if (!t.defined())
-    throw std::invalid_argument(fmt::format("BrainGroup::step: {} is undefined", name));
-  const bool matrix = cols > 0;
-  const auto want = matrix ? std::vector<int64_t>{rows, cols} : std::vector<int64_t>{rows};
-  if (t.sizes() != torch::IntArrayRef(want) || !t.is_floating_point()) {
-    throw std::invalid_argument(
-        fmt::format("BrainGroup::step: {} has shape {} and dtype {}, expected "
-                    "{} float32",
-                    name, c10::str(t.sizes()), c10::toString(t.scalar_type()),
-                    c10::str(torch::IntArrayRef(want))));
-  }
-  auto h = (t.device().is_cpu() ? t : SyncCounter::to_host(t)).to(torch::kFloat).contiguous();
-  const float* p = h.data_ptr<float>();
-  for (int64_t i = 0; i < h.numel(); ++i) {
-    if (!std::isfinite(p[i])) {
-      const std::string at =
-          matrix ? fmt::format("[{}][{}]", i / cols, i % cols) : fmt::format("[{}]", i);
-      throw std::invalid_argument(fmt::format("BrainGroup::step: {}{} is not finite", name, at));
-    }
-  }
-  return h;
-}
-
-}  // namespace
 
 std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   const auto& p = *brain.parts_;
@@ -180,8 +151,8 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
       }
     }
   }
-  const auto s = checked_input(sensors, "sensors", k, S);
-  const auto r = checked_input(reward, "reward", k, 0);
+  const auto s = host_input("BrainGroup::step", sensors, "sensors", {k, S});
+  const auto r = host_input("BrainGroup::step", reward, "reward", {k});
 
   arrange(rows);
   // Inputs into position order; the motors come back in it.
@@ -197,7 +168,8 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
     rp[p] = r.data_ptr<float>()[i];
   }
   view(0, k);
-  auto motors = brain_->step(sensors_.slice(0, 0, k), reward_.slice(0, 0, k));
+  // Checked above: the cycle itself, without FieldBrain::step's second check of the same values.
+  auto motors = brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k));
   if (identity) return motors;
   auto out = torch::empty({k, M}, torch::kFloat);
   for (int64_t i = 0; i < k; ++i) {

@@ -9,6 +9,7 @@
 
 #include "brain/cycle_context.h"
 #include "brain/field_brain_parts.h"
+#include "brain/host_input.h"
 #include "brain/ops/field_readout.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/philox.h"
@@ -27,37 +28,6 @@ uint64_t robot_seed(uint64_t seed, uint64_t key) {
 }
 
 namespace {
-
-// Inputs as CPU float32 contiguous tensors, checked for shape and finiteness. Reading them is
-// no device sync in the intended use (they arrive from the host); a device input is copied
-// once and counted.
-torch::Tensor host_input(const torch::Tensor& t, const char* name, std::vector<int64_t> shape) {
-  std::string want = "[";
-  for (size_t i = 0; i < shape.size(); ++i) want += (i ? "," : "") + std::to_string(shape[i]);
-  want += "]";
-  if (!t.defined()) throw std::invalid_argument(fmt::format("FieldBrain::step: {} is undefined", name));
-  if (t.sizes() != torch::IntArrayRef(shape)) {
-    throw std::invalid_argument(fmt::format("FieldBrain::step: {} has shape {}, expected {}", name,
-                                            c10::str(t.sizes()), want));
-  }
-  if (!t.is_floating_point()) {
-    throw std::invalid_argument(fmt::format("FieldBrain::step: {} has dtype {}, expected float32",
-                                            name, c10::toString(t.scalar_type())));
-  }
-  torch::Tensor h = t.device().is_cpu() ? t : SyncCounter::to_host(t);
-  h = h.to(torch::kFloat).contiguous();
-  const float* p = h.data_ptr<float>();
-  for (int64_t i = 0; i < h.numel(); ++i) {
-    if (!std::isfinite(p[i])) {
-      const int64_t cols = shape.size() == 2 ? shape[1] : 1;
-      const std::string at = shape.size() == 2 ? fmt::format("[{}][{}]", i / cols, i % cols)
-                                               : fmt::format("[{}]", i);
-      throw std::invalid_argument(
-          fmt::format("FieldBrain::step: {}{} is not finite ({})", name, at, p[i]));
-    }
-  }
-  return h;
-}
 
 // docs/cycle.md "Construction" 1: the initial field of one robot, [64,R,R,R] on the CPU.
 torch::Tensor initial_field(uint64_t seed, int64_t R) {
@@ -158,8 +128,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
 
 torch::Tensor FieldBrainImpl::step(const torch::Tensor& sensors, const torch::Tensor& reward) {
   const int64_t B = batch();
-  const auto s = host_input(sensors, "sensors", {B, config_.sensory_dim});
-  const auto r = host_input(reward, "reward", {B});
+  const auto s = host_input("FieldBrain::step", sensors, "sensors", {B, config_.sensory_dim});
+  const auto r = host_input("FieldBrain::step", reward, "reward", {B});
   return run_cycle(s, r);
 }
 
@@ -288,8 +258,8 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
       if (brains[i] == brains[j]) throw std::invalid_argument("FieldBrain::step_group: a brain appears twice");
     }
   }
-  const auto s = host_input(sensors, "sensors", {k, config.sensory_dim});
-  const auto r = host_input(reward, "reward", {k});
+  const auto s = host_input("FieldBrain::step_group", sensors, "sensors", {k, config.sensory_dim});
+  const auto r = host_input("FieldBrain::step_group", reward, "reward", {k});
 
   // One scratch batch per thread, rebuilt when the config or the group size changes (a
   // cache per size would hold an attractor bank per robot per size).

@@ -154,23 +154,38 @@ BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowB
   return row;
 }
 
-BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
-                          int64_t R, const RowBudget& budget) {
+namespace {
+
+// The config of the cycle rows: defaults (S = 24, M = 4) at resolution R on `device`.
+BrainConfig bench_config(const torch::Device& device, int64_t R, const std::string& field_step) {
   BrainConfig config;
   config.resolution = R;
   config.device = device.is_cuda() ? "cuda" : "cpu";
   config.field_step = field_step;
+  return config;
+}
+
+// A smooth stream of 64 frames [B,S]: each sensor a slow sinusoid with its own phase. Made
+// before timing, so the timed loop creates no input tensor.
+std::vector<torch::Tensor> smooth_stream(int64_t B, int64_t S) {
+  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  std::vector<torch::Tensor> frames;
+  for (int64_t i = 0; i < 64; ++i) frames.push_back(0.5 * torch::sin(phase + 0.1 * i));
+  return frames;
+}
+
+}  // namespace
+
+BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
+                          int64_t R, const RowBudget& budget) {
+  const BrainConfig config = bench_config(device, R, field_step);
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
   FieldBrain brain(config, keys);
   brain->set_stage_timing(true);
   StageTotals stages;  // over the timed cycles
-  const int64_t S = config.sensory_dim;
-  // A smooth stream: each sensor a slow sinusoid with its own phase, no reward.
-  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const auto sensors = smooth_stream(B, config.sensory_dim);
   const auto reward = torch::zeros({B});
-  std::vector<torch::Tensor> sensors;
-  for (int64_t i = 0; i < 64; ++i) sensors.push_back(0.5 * torch::sin(phase + 0.1 * i));
   auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", device, B, R, budget,
                      [&](int64_t i) {
                        brain->step(sensors[i % 64], reward);
@@ -183,15 +198,9 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
 
 BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, int64_t R,
                          const RowBudget& budget) {
-  BrainConfig config;
-  config.resolution = R;
-  config.device = device.is_cuda() ? "cuda" : "cpu";
-  config.field_step = "fast";
-  const int64_t S = config.sensory_dim;
-  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const BrainConfig config = bench_config(device, R, "fast");
+  const auto sensors = smooth_stream(B, config.sensory_dim);
   const auto reward = torch::zeros({B});
-  std::vector<torch::Tensor> sensors;
-  for (int64_t i = 0; i < 64; ++i) sensors.push_back(0.5 * torch::sin(phase + 0.1 * i));
   BenchRow row;
   if (singles) {
     std::vector<FieldBrain> brains;
@@ -219,19 +228,15 @@ BenchRow time_group_tick(const torch::Device& device, bool singles, int64_t B, i
 }
 
 BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
-  BrainConfig config;
-  config.resolution = R;
-  config.device = device.is_cuda() ? "cuda" : "cpu";
-  config.field_step = "fast";
-  const int64_t S = config.sensory_dim;
-  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const BrainConfig config = bench_config(device, R, "fast");
+  const auto sensors = smooth_stream(B, config.sensory_dim);
   const auto reward = torch::zeros({B});
   BrainGroup group(config, 2 * B);
   std::vector<BrainGroupImpl::Row> halves[2];
   for (int64_t b = 0; b < 2 * B; ++b) halves[b % 2].push_back(group->claim(static_cast<uint64_t>(b)));
   const int64_t copies = group->row_copies();
   auto row = measure("group_churn", device, B, R, budget, [&](int64_t i) {
-    group->step(halves[i % 2], 0.5 * torch::sin(phase + 0.1 * (i / 2)), reward);
+    group->step(halves[i % 2], sensors[(i / 2) % 64], reward);
   });
   row.note = fmt::format("fast; 2B rows, halves alternate: {:.1f} row copies per tick",
                          static_cast<double>(group->row_copies() - copies) / (row.iterations + 1));
@@ -239,17 +244,13 @@ BenchRow time_group_churn(const torch::Device& device, int64_t B, int64_t R, con
 }
 
 BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
-  BrainConfig config;
-  config.resolution = R;
-  config.field_step = "fast";
-  config.device = device.is_cuda() ? "cuda" : "cpu";
+  const BrainConfig config = bench_config(device, R, "fast");
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
   FieldBrain brain(config, keys);
-  const int64_t S = config.sensory_dim;
-  const auto phase = torch::arange(B * S, torch::kFloat).reshape({B, S}) * 0.37;
+  const auto sensors = smooth_stream(B, config.sensory_dim);
   for (int64_t i = 0; i < 30; ++i) {
-    brain->step(0.5 * torch::sin(phase + 0.1 * i), torch::full({B}, i % 7 == 3 ? 0.6f : 0.0f));
+    brain->step(sensors[i], torch::full({B}, i % 7 == 3 ? 0.6f : 0.0f));
   }
   const std::string path = (std::filesystem::temp_directory_path() /
                             fmt::format("fieldbrain-bench-{}-load.pt", ::getpid()))

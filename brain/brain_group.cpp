@@ -18,6 +18,7 @@ std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   for (const auto* t : {&p.eps_loc, &p.eps_sp, &p.eps_m, &p.eps_x, &p.readout}) {
     if (t->defined()) scratch.push_back(*t);
   }
+  for (const auto& t : p.facts.tensors()) scratch.push_back(t);  // the static fact tables
   return scratch;
 }
 

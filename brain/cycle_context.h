@@ -1,6 +1,7 @@
 // The host-known facts of one cycle, shared by the parts of the brain. Everything here comes
-// from the host (inputs, counters), so branching on it needs no device sync; the [B] tensors
-// are the same facts uploaded once to the brain's device for batched `where`s.
+// from the host (inputs, counters), so branching on it needs no device sync; the tensors are
+// views of the brain's static fact tables (brain/cycle_facts.h) on its device, written in
+// place every cycle: handing them to the parts creates no tensor.
 #pragma once
 
 #include <vector>
@@ -21,8 +22,12 @@ struct CycleContext {
   torch::Tensor n;         // [B] float device: cycle as float
   torch::Tensor scored_f;  // [B] float 0/1 device
   torch::Tensor reward_d;  // [B] float device
+  torch::Tensor phase;     // [B] float device: 0.1 * n (the wave phase)
+  torch::Tensor facts;     // [B, kFactColumns] int64 device (brain/cycle_facts.h)
+  torch::Tensor value_facts;  // [B, kValueColumns] float device (n, scored, r, phase columns)
 
-  // [B] float 0/1 tensor on `device` from a host flag per robot.
+  // [B] float 0/1 tensor on `device` from a host flag per robot. Creates tensors: the
+  // reference path's way; fused operators read `facts` instead.
   static torch::Tensor flags(const std::vector<bool>& v, const torch::Device& device) {
     auto t = torch::zeros({static_cast<int64_t>(v.size())}, torch::kFloat);
     auto* p = t.data_ptr<float>();

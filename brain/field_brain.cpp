@@ -94,6 +94,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_)));
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
+  p.facts.allocate(B, S, device_);
   p.eps_loc = torch::zeros({B, R, R, R}, opts);
   // The fast field step makes eps_sp inside its kernel: no [B,48,R,R,R] buffer then.
   if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
@@ -140,28 +141,56 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   const int64_t B = batch(), S = config_.sensory_dim, M = config_.motor_dim;
   Parts& p = *parts_;
 
-  // Host-known facts of the cycle.
+  // Host-known facts of the cycle, written into the static fact tables (brain/cycle_facts.h).
   CycleContext ctx;
   ctx.batch = B;
   const float* s = sensors.data_ptr<float>();
   const float* r = reward.data_ptr<float>();
   const int64_t* n = cycles_.data_ptr<int64_t>();
-  std::vector<float> n_f(B), phi(B);
+  const int64_t A = p.attractors->options.capacity();
+  const int64_t* written = p.attractors->written.data_ptr<int64_t>();
+  ctx.cycle.resize(B);
+  ctx.scored.resize(B);
+  ctx.has_input.resize(B);
+  ctx.skip_imprint.resize(B);
+  ctx.reward.resize(B);
+  std::copy(s, s + B * S, p.facts.sensors_host.data_ptr<float>());
   for (int64_t b = 0; b < B; ++b) {
     float peak = 0.0f;
     for (int64_t j = 0; j < S; ++j) peak = std::max(peak, std::fabs(s[b * S + j]));
-    ctx.cycle.push_back(n[b]);
-    ctx.scored.push_back(n[b] >= 1);
-    ctx.has_input.push_back(peak > 0.01f);
-    ctx.skip_imprint.push_back(!(peak > 0.01f));
-    ctx.reward.push_back(r[b]);
-    n_f[b] = static_cast<float>(n[b]);
-    phi[b] = static_cast<float>(0.1 * static_cast<double>(n[b]));
+    const bool has_input = peak > 0.01f;
+    ctx.cycle[b] = n[b];
+    ctx.scored[b] = n[b] >= 1;
+    ctx.has_input[b] = has_input;
+    ctx.skip_imprint[b] = !has_input;
+    ctx.reward[b] = r[b];
+    int64_t* f = p.facts.row(b);
+    f[kFactCycle] = n[b];
+    f[kFactHasInput] = has_input ? 1 : 0;
+    f[kFactHistCount] = p.hierarchy->hist->count(b);
+    f[kFactRecentCount] = p.prediction->recent->count(b);
+    for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = p.hierarchy->herr[k]->count(b);
+    f[kFactPerrCount] = p.modulation->perr->count(b);
+    f[kFactPimpCount] = p.modulation->pimp->count(b);
+    f[kFactNovCount] = p.modulation->nov->count(b);
+    f[kFactMapCount] = p.imprint->map->count(b);
+    f[kFactCyclesWithoutInput] = p.modulation->cycles_without_input(b);
+    f[kFactStoreReward] = std::fabs(r[b]) > 0.1f ? 1 : 0;
+    f[kFactAttractorSlot] = written[b] % A;
+    float* v = p.facts.values_row(b);
+    v[kValueCycle] = static_cast<float>(n[b]);
+    v[kValueScored] = n[b] >= 1 ? 1.0f : 0.0f;
+    v[kValueReward] = r[b];
+    v[kValuePhase] = static_cast<float>(0.1 * static_cast<double>(n[b]));
   }
-  ctx.sensors = sensors.to(device_);
-  ctx.reward_d = reward.to(device_);
-  ctx.n = CycleContext::values(n_f, device_);
-  ctx.scored_f = CycleContext::flags(ctx.scored, device_);
+  p.facts.upload();
+  ctx.facts = p.facts.device;
+  ctx.value_facts = p.facts.values;
+  ctx.sensors = p.facts.sensors;
+  ctx.n = p.facts.values.select(1, kValueCycle);
+  ctx.scored_f = p.facts.values.select(1, kValueScored);
+  ctx.reward_d = p.facts.values.select(1, kValueReward);
+  ctx.phase = p.facts.values.select(1, kValuePhase);
   stages_.mark("inputs");
 
   // The cycle's small draws from the robots' (seed, cycle) on the device; eps_sp only where
@@ -202,7 +231,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   const auto scalars = torch::stack({mod.decay, mod.drive, mod.explore, mod.sigma,
                                      p.error_field->has_ef, zero, zero, zero},
                                     1);
-  const auto& wave = p.dynamics->compute_wave(CycleContext::values(phi, device_));
+  const auto& wave = p.dynamics->compute_wave(ctx.phase);
   auto next = seeded_step ? p.dynamics->step_seeded(F, noise_key_, wave, p.error_field->ef, scalars)
                           : p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);

@@ -65,6 +65,7 @@ class FieldBrainImpl : public torch::nn::Module {
 
   // Host time per stage of the last cycle (brain/stage_timer.h); off unless turned on here.
   void set_stage_timing(bool on) { stages_.enable(on); }
+  void count_stage_tensors(StageTimer::Counter counter) { stages_.count_with(counter); }
   const StageTimer& stage_times() const { return stages_; }
 
   // The field [B,64,R,R,R] on the brain's device (a view of the state; for tests and tools).

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/cycle_facts.h"
 #include "brain/field_brain.h"
 #include "brain/field_dynamics.h"
 #include "brain/hierarchical_predictor.h"
@@ -52,6 +53,8 @@ struct FieldBrainImpl::Parts {
   // [B, kReadoutWidth] (brain/ops/field_readout.h), rewritten twice a cycle: after the imprint
   // (step 5's statistics) and after step 7 (steps 8-10's).
   torch::Tensor readout;
+  // The cycle's host-known facts and inputs, static tables rewritten every cycle.
+  CycleFacts facts;
 };
 
 }  // namespace fieldbrain

@@ -22,6 +22,13 @@ void RingBufferImpl::push(const torch::Tensor& items, const std::vector<bool>& w
   }
 }
 
+void RingBufferImpl::advance(const std::vector<bool>& which) {
+  auto* c = counts.data_ptr<int64_t>();
+  for (int64_t b = 0; b < options.batch(); ++b) {
+    if (which.empty() || which[b]) c[b] += 1;
+  }
+}
+
 int64_t RingBufferImpl::slot_of_age(int64_t b, int64_t age) const {
   const int64_t N = options.capacity();
   return ((count(b) - 1 - age) % N + N) % N;

@@ -27,6 +27,9 @@ class RingBufferImpl : public torch::nn::Module {
   // Pushes items[b] ([B, item...] on the device) for every robot b with which[b] (all robots
   // when `which` is empty): writes slot count mod N, then count += 1.
   void push(const torch::Tensor& items, const std::vector<bool>& which = {});
+  // count += 1 for every robot b with which[b] (all when empty), for a fused operator that
+  // already wrote slot `count mod N` from the count in the cycle's facts (brain/cycle_facts.h).
+  void advance(const std::vector<bool>& which = {});
 
   // Mean over valid slots with age in [k1, k2), divided by min(k2, count) - k1; 0 for a robot
   // whose denominator is <= 0. [B, item...] on the device.

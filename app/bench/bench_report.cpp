@@ -23,28 +23,37 @@ const BenchRow* find(const std::vector<BenchRow>& rows, const std::string& impl,
 std::string ratio(double v) { return v > 0 ? fmt::format("{:.2f}", v) : "-"; }
 std::string count(double v) { return v < 0 ? "-" : fmt::format("{:.1f}", v); }
 
-void print_stage_table(const std::vector<BenchRow>& rows) {
+// One line per cycle row of a per-stage quantity (`of` picks it), stages in cycle order.
+void print_per_stage(const std::vector<BenchRow>& rows, const std::string& title,
+                     const std::vector<std::pair<std::string, double>> BenchRow::*of, const char* format) {
   std::vector<std::string> names;  // in cycle order, as the first row with stages has them
   for (const auto& r : rows) {
-    if (!r.stage_ms.empty()) {
-      for (const auto& st : r.stage_ms) names.push_back(st.first);
+    if (!(r.*of).empty()) {
+      for (const auto& st : r.*of) names.push_back(st.first);
       break;
     }
   }
   if (names.empty()) return;
-  fmt::print("\nmean host ms per stage of the cycle (brain/field_brain.cpp, StageTimer):\n");
+  fmt::print("\n{}:\n", title);
   fmt::print("{:<14} {:>3} {:>3}", "impl", "R", "B");
   for (const auto& n : names) fmt::print(" {:>{}}", n, std::max<size_t>(8, n.size()));
   fmt::print("\n");
   for (const auto& r : rows) {
-    if (r.stage_ms.empty()) continue;
+    if ((r.*of).empty()) continue;
     fmt::print("{:<14} {:>3} {:>3}", r.impl, r.R, r.B);
     for (size_t i = 0; i < names.size(); ++i) {
-      const double v = i < r.stage_ms.size() ? r.stage_ms[i].second : 0.0;
-      fmt::print(" {:>{}.3f}", v, std::max<size_t>(8, names[i].size()));
+      const double v = i < (r.*of).size() ? (r.*of)[i].second : 0.0;
+      fmt::print(" {:>{}}", fmt::format(fmt::runtime(format), v), std::max<size_t>(8, names[i].size()));
     }
     fmt::print("\n");
   }
+}
+
+void print_stage_table(const std::vector<BenchRow>& rows) {
+  print_per_stage(rows, "mean host ms per stage of the cycle (brain/field_brain.cpp, StageTimer)",
+                  &BenchRow::stage_ms, "{:.3f}");
+  print_per_stage(rows, "tensor buffers created per stage of the cycle (target: 0 on the fast path)",
+                  &BenchRow::stage_tensors, "{:.1f}");
 }
 
 }  // namespace
@@ -137,6 +146,9 @@ nlohmann::json to_json(const std::vector<BenchRow>& rows) {
       nlohmann::json stages = nlohmann::json::object();
       for (const auto& st : r.stage_ms) stages[st.first] = st.second;
       j["stage_ms"] = stages;
+      nlohmann::json tensors = nlohmann::json::object();
+      for (const auto& st : r.stage_tensors) tensors[st.first] = st.second;
+      if (!r.stage_tensors.empty()) j["stage_tensors"] = tensors;
     }
     if (r.speedup_vs_python > 0) j["speedup_vs_python"] = r.speedup_vs_python;
     if (r.speedup_vs_reference > 0) j["speedup_vs_reference"] = r.speedup_vs_reference;

@@ -29,6 +29,7 @@ struct BenchRow {
   int64_t threads = 0;
   std::string note;  // e.g. the instruction set of the fused op
   std::vector<std::pair<std::string, double>> stage_ms;  // cycle rows: mean host ms per stage
+  std::vector<std::pair<std::string, double>> stage_tensors;  // and tensor buffers per stage
   // Filled by add_ratios(): the same (R, B)'s python / cpp_reference / copy rows over this.
   double speedup_vs_python = 0.0;
   double speedup_vs_reference = 0.0;

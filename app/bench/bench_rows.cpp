@@ -174,6 +174,12 @@ std::vector<torch::Tensor> smooth_stream(int64_t B, int64_t S) {
   return frames;
 }
 
+// Tensor buffers requested so far (the stage table's per-stage tensors); the pool counts them.
+int64_t pool_requests() {
+  const auto* pool = ops::CachingCpuAllocator::installed();
+  return pool != nullptr ? pool->stats().requests : 0;
+}
+
 }  // namespace
 
 BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
@@ -183,6 +189,7 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
   FieldBrain brain(config, keys);
   brain->set_stage_timing(true);
+  if (ops::CachingCpuAllocator::installed() != nullptr) brain->count_stage_tensors(pool_requests);
   StageTotals stages;  // over the timed cycles
   const auto sensors = smooth_stream(B, config.sensory_dim);
   const auto reward = torch::zeros({B});
@@ -192,6 +199,7 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
                        if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up
                      });
   row.stage_ms = stages.means(row.iterations);
+  if (ops::CachingCpuAllocator::installed() != nullptr) row.stage_tensors = stages.counted_means(row.iterations);
   row.note = "field_step " + field_step;
   return row;
 }

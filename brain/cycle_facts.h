@@ -1,0 +1,65 @@
+// The host-known facts of a cycle as per-robot tables on the brain's device (one int64
+// [B, kFactColumns], one float32 [B, kValueColumns] with the inputs), rewritten in place every
+// cycle (a static buffer: on CUDA one small host-to-device
+// copy from pinned memory, on the CPU the table itself). Fused operators read a robot's cycle
+// number, input flag and ring counts from here instead of branching on the host, so the
+// cycle's launch sequence is the same every cycle (what a CUDA graph replays).
+//
+// Ring counts are taken at the start of the cycle, before any of its pushes: a kernel that
+// pushes writes slot `count mod N` and the host then advances the ring's count
+// (RingBufferImpl::advance), exactly as RingBufferImpl::push would have.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace fieldbrain {
+
+enum FactColumn : int64_t {
+  kFactCycle = 0,           // n: cycles completed before this one
+  kFactHasInput,            // 1 when max|a| > 0.01 (the imprint runs), else 0
+  kFactHistCount,           // hierarchy.hist (1000 x [S])
+  kFactRecentCount,         // prediction.recent (3 x [S])
+  kFactHerrCount0,          // hierarchy.herr[k], k = 0..3 (kFactHerrCount0 + k)
+  kFactPerrCount = kFactHerrCount0 + 4,  // modulation.perr
+  kFactPimpCount,           // modulation.pimp
+  kFactNovCount,            // modulation.nov
+  kFactMapCount,            // imprint.map
+  kFactCyclesWithoutInput,  // modulation.cwi before this cycle's update
+  kFactStoreReward,         // 1 when |reward| > 0.1 (step 6 stores an attractor), else 0
+  kFactAttractorSlot,       // the slot step 6 writes when it stores (attractor_count mod A)
+  kFactColumns = 16,        // room for more without changing the table's shape
+};
+
+// Float facts: the cycle's inputs and the cycle number as the formulas use it.
+enum ValueColumn : int64_t {
+  kValueCycle = 0,  // float(n)
+  kValueScored,     // 1 when n >= 1 (there is a prediction to score), else 0
+  kValueReward,     // r
+  kValuePhase,      // float32(0.1 * double(n)): the wave phase of step 7.2
+  kValueColumns = 4,
+};
+
+// The tables' host staging copies and their device copies (the same tensors on the CPU).
+struct CycleFacts {
+  torch::Tensor host;            // [B, kFactColumns] int64 CPU (pinned when the device is CUDA)
+  torch::Tensor device;          // [B, kFactColumns] int64 on the brain's device
+  torch::Tensor values_host;     // [B, kValueColumns] float32 CPU (pinned on CUDA)
+  torch::Tensor values;          // [B, kValueColumns] float32 on the brain's device
+  torch::Tensor sensors_host;    // [B, S] float32 CPU (pinned on CUDA)
+  torch::Tensor sensors;         // [B, S] float32 on the brain's device
+
+  void allocate(int64_t batch, int64_t sensory_dim, const torch::Device& device);
+  // Robot b's rows of the host copies (write them, then upload()).
+  int64_t* row(int64_t b) { return host.data_ptr<int64_t>() + b * kFactColumns; }
+  float* values_row(int64_t b) { return values_host.data_ptr<float>() + b * kValueColumns; }
+  // Copies the host tables to the device (nothing to do on the CPU; asynchronous from pinned
+  // memory on CUDA: the host must not rewrite them before the cycle's one sync).
+  void upload();
+  // Every distinct per-robot tensor here (for BrainGroup's row views).
+  std::vector<torch::Tensor> tensors() const;
+};
+
+}  // namespace fieldbrain

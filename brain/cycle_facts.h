@@ -29,7 +29,7 @@ enum FactColumn : int64_t {
   kFactMapCount,            // imprint.map
   kFactCyclesWithoutInput,  // modulation.cwi before this cycle's update
   kFactStoreReward,         // 1 when |reward| > 0.1 (step 6 stores an attractor), else 0
-  kFactAttractorSlot,       // the slot step 6 writes when it stores (attractor_count mod A)
+  kFactAttractorSlot,       // the slot step 6 writes (attractor_count mod A), -1 when it stores none
   kFactColumns = 16,        // room for more without changing the table's shape
 };
 
@@ -50,8 +50,12 @@ struct CycleFacts {
   torch::Tensor values;          // [B, kValueColumns] float32 on the brain's device
   torch::Tensor sensors_host;    // [B, S] float32 CPU (pinned on CUDA)
   torch::Tensor sensors;         // [B, S] float32 on the brain's device
+  // Step 7.9's pull per attractor slot (brain/ops/attractor_math.h), decided on the host.
+  torch::Tensor attractor_weights_host;  // [B, A, 2] float32 CPU (pinned on CUDA)
+  torch::Tensor attractor_weights;       // [B, A, 2] float32 on the brain's device
 
-  void allocate(int64_t batch, int64_t sensory_dim, const torch::Device& device);
+  void allocate(int64_t batch, int64_t sensory_dim, int64_t attractor_slots,
+                const torch::Device& device);
   // Robot b's rows of the host copies (write them, then upload()).
   int64_t* row(int64_t b) { return host.data_ptr<int64_t>() + b * kFactColumns; }
   float* values_row(int64_t b) { return values_host.data_ptr<float>() + b * kValueColumns; }

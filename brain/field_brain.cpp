@@ -94,7 +94,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_)));
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
-  p.facts.allocate(B, S, device_);
+  p.facts.allocate(B, S, config_.attractor_capacity, device_);
   p.eps_loc = torch::zeros({B, R, R, R}, opts);
   // The fast field step makes eps_sp inside its kernel: no [B,48,R,R,R] buffer then.
   if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
@@ -141,6 +141,8 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   const int64_t B = batch(), S = config_.sensory_dim, M = config_.motor_dim;
   Parts& p = *parts_;
 
+  // The fast path runs fused operators that read their per-robot decisions from the tables.
+  const bool fast = config_.field_step == "fast";
   // Host-known facts of the cycle, written into the static fact tables (brain/cycle_facts.h).
   CycleContext ctx;
   ctx.batch = B;
@@ -176,7 +178,10 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
     f[kFactMapCount] = p.imprint->map->count(b);
     f[kFactCyclesWithoutInput] = p.modulation->cycles_without_input(b);
     f[kFactStoreReward] = std::fabs(r[b]) > 0.1f ? 1 : 0;
-    f[kFactAttractorSlot] = written[b] % A;
+    // Steps 6 and 7.9's slot bookkeeping happens here on the fast path (the host knows it all).
+    f[kFactAttractorSlot] =
+        fast ? p.attractors->plan(b, r[b], p.facts.attractor_weights_host.data_ptr<float>() + b * A * 2)
+             : (f[kFactStoreReward] ? written[b] % A : -1);
     float* v = p.facts.values_row(b);
     v[kValueCycle] = static_cast<float>(n[b]);
     v[kValueScored] = n[b] >= 1 ? 1.0f : 0.0f;
@@ -195,7 +200,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
 
   // The cycle's small draws from the robots' (seed, cycle) on the device; eps_sp only where
   // the field step does not make it itself (docs/cycle.md "Randomness").
-  const bool seeded_step = config_.field_step == "fast";
+  const bool seeded_step = fast;
   ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
   if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamSpontaneous, p.eps_sp);
   if (M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
@@ -223,7 +228,11 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
     activity_stats = p.readout.slice(1, first, first + 2);
   }
   p.modulation->update(ctx, F, p.prediction->last_err, activity_stats);
-  p.attractors->record(ctx, F);
+  if (fast) {
+    p.attractors->record_planned(F, ctx.facts.select(1, kFactAttractorSlot));
+  } else {
+    p.attractors->record(ctx, F);
+  }
   stages_.mark("modulation");
   // 7: the field step, then attractors and the pending hierarchical update.
   auto& mod = *p.modulation;
@@ -236,7 +245,11 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
                           : p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   stages_.mark("field_step");
-  p.attractors->influence(next);
+  if (fast) {
+    p.attractors->pull_planned(next, p.facts.attractor_weights);
+  } else {
+    p.attractors->influence(next);
+  }
   at::add_out(F, next, pending);  // F = next + pending in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
@@ -256,10 +269,15 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   // 12. Finish.
   cycles_ += 1;
   noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
-  auto tele = torch::stack({p.prediction->conf, mod.novelty, mod.explore, mod.drive, mod.imp,
-                            mod.decay, mod.si, mod.sc, mod.sigma, p.pooling->n_active, imprinted},
-                           1);
-  telemetry_.slice(1, 0, tele.size(1)).copy_(tele);
+  // Telemetry columns copied in place (a stack would make a tensor every cycle).
+  const std::pair<TelemetryColumn, const torch::Tensor*> columns[] = {
+      {kTeleConfidence, &p.prediction->conf}, {kTeleNovelty, &mod.novelty},
+      {kTeleExplore, &mod.explore},           {kTeleDrive, &mod.drive},
+      {kTeleImprint, &mod.imp},               {kTeleDecay, &mod.decay},
+      {kTeleSmoothedInfo, &mod.si},           {kTeleSmoothedConf, &mod.sc},
+      {kTeleSigma, &mod.sigma},               {kTeleActiveCells, &p.pooling->n_active},
+      {kTeleImprintApplied, &imprinted}};
+  for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
   auto out = SyncCounter::to_host(motor);
   stages_.mark("finish");
   last_cycle_ms_ =

@@ -29,6 +29,15 @@ class RewardAttractorsImpl : public torch::nn::Module {
   // Live slots of robot b (host).
   int64_t live(int64_t b) const;
 
+  // The fused path (brain/ops/attractor_pull.h): the host does steps 6 and 7.9's bookkeeping
+  // for robot b at the start of the cycle (store when |r| > 0.1, age every live slot, retire the
+  // faded ones) and writes the slot table the operators read: `weights` [A, 2] of robot b, and
+  // returns the slot step 6 stores into (-1: none).
+  int64_t plan(int64_t b, float reward, float* weights);
+  // Steps 6 and 7.9 on the device from the planned tables (no host decision, no tensor made).
+  void record_planned(const torch::Tensor& field, const torch::Tensor& slot);
+  void pull_planned(torch::Tensor& field, const torch::Tensor& weights);
+
   RewardAttractorsOptions options;
   torch::Tensor bank;      // [B,A,64,R,R,R] device
   // Slot metadata, known on the host (no sync to decide anything about attractors).
@@ -37,6 +46,8 @@ class RewardAttractorsImpl : public torch::nn::Module {
   torch::Tensor age;       // [B,A] int64 CPU
   torch::Tensor valid;     // [B,A] int64 CPU 0/1
   torch::Tensor written;   // [B] int64 CPU: attractors ever recorded
+  // Scratch of pull_planned, [B, 1+2A] float64 on the device (not saved).
+  torch::Tensor workspace;
 };
 TORCH_MODULE(RewardAttractors);
 

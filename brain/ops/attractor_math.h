@@ -1,0 +1,34 @@
+// The per-slot arithmetic of the reward attractors' pull (docs/cycle.md step 7.9), shared by the
+// CPU and CUDA kernels of fieldbrain::attractor_pull_ (brain/ops/attractor_pull.h). Plain C++.
+#pragma once
+
+#include <cmath>
+
+#include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
+
+namespace fieldbrain {
+namespace ops {
+
+// Columns of the per-slot weight table [B, A, kAttractorWeightColumns] the host fills each cycle.
+enum AttractorWeightColumn : int {
+  kAttractorWeight = 0,   // strength * 0.95^age * valence * 0.01; 0 for a slot that pulls nothing
+  kAttractorValence = 1,  // +1 or -1
+  kAttractorWeightColumns = 2,
+};
+
+// Sums a robot's pull needs, in the workspace row [1 + 2A] (double): |F|^2, then per slot
+// F.P and |P|^2.
+FIELDBRAIN_HOST_DEVICE constexpr int attractor_workspace_width(int slots) { return 1 + 2 * slots; }
+
+// The coefficient of (P - F) for one slot: weight * gate(cos), cos = F.P / max(|F| |P|, 1e-8)
+// (cosine_similarity with eps = 1e-8), gate = (1 + cos)/2 for valence > 0, (1 - cos)/2 below.
+FIELDBRAIN_HOST_DEVICE double attractor_coefficient(double weight, double valence, double ff,
+                                                    double fp, double pp) {
+  const double norm = sqrt(ff * pp);
+  const double cosv = fp / (norm > 1e-8 ? norm : 1e-8);
+  const double gate = valence > 0 ? (1.0 + cosv) / 2.0 : (1.0 - cosv) / 2.0;
+  return weight * gate;
+}
+
+}  // namespace ops
+}  // namespace fieldbrain

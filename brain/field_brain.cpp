@@ -77,6 +77,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   telemetry_ = register_buffer("telemetry", torch::zeros({B, kTeleColumns}, opts));
 
   parts_ = std::make_unique<Parts>();
+  graph_ = std::make_unique<CycleGraph>();
   Parts& p = *parts_;
   p.hierarchy = register_module(
       "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
@@ -365,6 +366,7 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
   return motors;
 }
 
+int64_t FieldBrainImpl::cycle_graph_replays() const { return graph_ ? graph_->replays() : 0; }
 int64_t FieldBrainImpl::batch() const { return static_cast<int64_t>(keys_.size()); }
 int64_t FieldBrainImpl::cycle() const { return cycles_.data_ptr<int64_t>()[0]; }
 const BrainConfig& FieldBrainImpl::config() const { return config_; }

@@ -19,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/cycle_graph.h"
 #include "brain/persistence.h"
 #include "brain/stage_timer.h"
 
@@ -68,6 +69,10 @@ class FieldBrainImpl : public torch::nn::Module {
   void count_stage_tensors(StageTimer::Counter counter) { stages_.count_with(counter); }
   const StageTimer& stage_times() const { return stages_; }
 
+  // CUDA graph replays of the cycle so far (brain/cycle_graph.h; 0 on the CPU, on the
+  // reference path, or with FIELDBRAIN_CUDA_GRAPH=0).
+  int64_t cycle_graph_replays() const;
+
   // The field [B,64,R,R,R] on the brain's device (a view of the state; for tests and tools).
   const torch::Tensor& field() const;
   const std::vector<uint64_t>& robot_keys() const;
@@ -94,6 +99,7 @@ class FieldBrainImpl : public torch::nn::Module {
   int loaded_archive_version_ = 0;
   StageTimer stages_;
   std::unique_ptr<Parts> parts_;
+  std::unique_ptr<CycleGraph> graph_;  // the fast cycle's device part, captured on CUDA
 };
 TORCH_MODULE(FieldBrain);
 

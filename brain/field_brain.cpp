@@ -84,7 +84,9 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.error_field = register_module(
       "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
   p.imprint = register_module("imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_)));
-  p.modulation = register_module("modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_)));
+  p.modulation = register_module(
+      "modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_).fused(
+                        config_.field_step == "fast")));
   p.attractors = register_module(
       "attractors",
       RewardAttractors(RewardAttractorsOptions(B, config_.attractor_capacity, R).device(device_)));
@@ -228,7 +230,8 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
     const int64_t first = ops::kReadoutSummary + ops::kSummaryActivityAbsMean;
     activity_stats = p.readout.slice(1, first, first + 2);
   }
-  p.modulation->update(ctx, F, p.prediction->last_err, activity_stats);
+  p.modulation->update(ctx, F, p.prediction->last_err, activity_stats, p.error_field->has_ef,
+                       p.error_field->boost);
   if (fast) {
     p.attractors->record_planned(F, ctx.facts.select(1, kFactAttractorSlot));
   } else {
@@ -237,14 +240,19 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   stages_.mark("modulation");
   // 7: the field step, then attractors and the pending hierarchical update.
   auto& mod = *p.modulation;
-  const auto zero = torch::zeros_like(mod.decay);
-  const auto scalars = torch::stack({mod.decay, mod.drive, mod.explore, mod.sigma,
-                                     p.error_field->has_ef, zero, zero, zero},
-                                    1);
+  // The step's per-robot scalars (decay, drive, explore, sigma, has_ef, 0, 0, 0). Fused: filled
+  // by the modulation's launch, which also made step 7.6 (sigma here is the value before it).
+  torch::Tensor scalars = mod.step_scalars();
+  if (!mod.options.fused()) {
+    const auto zero = torch::zeros_like(mod.decay);
+    scalars = torch::stack({mod.decay, mod.drive, mod.explore, mod.sigma,
+                            p.error_field->has_ef, zero, zero, zero},
+                           1);
+  }
   const auto& wave = p.dynamics->compute_wave(ctx.phase);
   auto next = seeded_step ? p.dynamics->step_seeded(F, noise_key_, wave, p.error_field->ef, scalars)
                           : p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
-  mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
+  if (!mod.options.fused()) mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   stages_.mark("field_step");
   if (fast) {
     p.attractors->pull_planned(next, p.facts.attractor_weights);

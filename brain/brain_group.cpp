@@ -19,6 +19,7 @@ std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
     if (t->defined()) scratch.push_back(*t);
   }
   for (const auto& t : p.facts.tensors()) scratch.push_back(t);  // the static fact tables
+  for (const auto& t : p.imprint->scratch()) scratch.push_back(t);  // the fused imprint's
   return scratch;
 }
 

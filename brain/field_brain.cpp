@@ -82,7 +82,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
   p.error_field = register_module(
       "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
-  p.imprint = register_module("imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_)));
+  p.imprint = register_module(
+      "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(config_.field_step == "fast")));
   p.modulation = register_module("modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_)));
   p.attractors = register_module(
       "attractors",

@@ -88,17 +88,18 @@ torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
 }
 
 torch::Tensor SensoryImprintImpl::apply(const CycleContext& ctx, torch::Tensor& field,
-                                        const ImprintDrive& drive, const torch::Tensor& eps_loc) {
-  return options.fused() ? apply_fused(ctx, field, drive, eps_loc) : apply_aten(ctx, field, drive, eps_loc);
+                                        const ImprintDrive& drive, const torch::Tensor& eps_loc,
+                                        const torch::Tensor& noise_key) {
+  return options.fused() ? apply_fused(ctx, field, drive, noise_key) : apply_aten(ctx, field, drive, eps_loc);
 }
 
 torch::Tensor SensoryImprintImpl::apply_fused(const CycleContext& ctx, torch::Tensor& field,
-                                              const ImprintDrive& drive, const torch::Tensor& eps_loc) {
+                                              const ImprintDrive& drive, const torch::Tensor& noise_key) {
   TORCH_CHECK(options.fused(), "SensoryImprint::apply_fused: the module was built without fused");
   const std::array<at::Tensor, ops::kDriveTerms> terms{drive.conf, drive.has_ef, drive.boost,
                                                        drive.prev_imp, drive.prev_amp};
   ops::sensory_imprint_(field, occ, map->data, map_loc, strength_, work_, plane_argmax_,
-                        ctx.sensors, ctx.facts, ctx.value_facts, terms, eps_loc, tables_);
+                        ctx.sensors, ctx.facts, ctx.value_facts, terms, noise_key, tables_);
   map->advance(ctx.has_input);  // the kernel wrote slot count mod 100 where there was input
   return strength_;
 }

@@ -32,18 +32,20 @@ class SensoryImprintImpl : public torch::nn::Module {
  public:
   explicit SensoryImprintImpl(SensoryImprintOptions options);
 
-  // Step 4: adds the blob to `field` in place for robots that are not skipped; eps_loc
-  // [B,R,R,R] is draw 1 of the cycle. Returns the imprint strength s [B] (0 where skipped):
-  // with `fused`, the module's own [B] buffer, rewritten every cycle (no tensor is created).
+  // Step 4: adds the blob to `field` in place for robots that are not skipped. Its noise eps_loc
+  // [B,R,R,R] is draw 1 of the cycle: the ATen form reads it from `eps_loc`, the fused form
+  // draws it itself from `noise_key` [B,2] (seed, cycle), so the fast path passes no eps_loc.
+  // Returns the imprint strength s [B] (0 where skipped): with `fused`, the module's own [B]
+  // buffer, rewritten every cycle (no tensor is created).
   torch::Tensor apply(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
-                      const torch::Tensor& eps_loc);
+                      const torch::Tensor& eps_loc, const torch::Tensor& noise_key);
   // The ATen form of step 4 (the reference and script paths; the fused operator's reference).
   torch::Tensor apply_aten(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
                            const torch::Tensor& eps_loc);
   // The fused form: one operator call, decisions per robot from ctx.facts, then the host
   // advances the map ring for the robots with input.
   torch::Tensor apply_fused(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
-                            const torch::Tensor& eps_loc);
+                            const torch::Tensor& noise_key);
 
   // Per-robot scratch of the fused operator (robot on dimension 0, not state: BrainGroup's row
   // views must follow it); empty unless fused.

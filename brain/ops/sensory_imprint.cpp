@@ -17,7 +17,7 @@ TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
   m.def(
       "sensory_imprint_(Tensor(a!) field, Tensor(b!) occ, Tensor(c!) map_data, "
       "Tensor(d!) map_loc, Tensor(e!) strength, Tensor(f!) scratch, Tensor(g!) plane_argmax, "
-      "Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor eps_loc, "
+      "Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor noise_key, "
       "Tensor[] tables) -> ()");
 }
 
@@ -109,8 +109,8 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
                              at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
                              at::Tensor& plane_argmax, const at::Tensor& sensors,
                              const at::Tensor& facts, const at::Tensor& values,
-                             at::TensorList drive, const at::Tensor& eps_loc, at::TensorList tables,
-                             c10::DeviceType device) {
+                             at::TensorList drive, const at::Tensor& noise_key,
+                             at::TensorList tables, c10::DeviceType device) {
   TORCH_CHECK(field.defined() && field.dim() == 5, kOp, ": field must be [B,64,R,R,R]");
   TORCH_CHECK(sensors.defined() && sensors.dim() == 2, kOp, ": sensors must be [B,S]");
   const int64_t B = field.size(0), R = field.size(2), S = sensors.size(1);
@@ -118,7 +118,7 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
   const auto F = at::kFloat;
   check_tensor(field, "field", F, device, {B, 64, R, R, R}, true);
   check_tensor(occ, "occ", F, device, {B, R, R, R}, true);
-  check_tensor(eps_loc, "eps_loc", F, device, {B, R, R, R}, true);
+  check_tensor(noise_key, "noise_key", at::kLong, device, {B, 2}, true);
   check_tensor(map_data, "map_data", F, device, {B, imprint::kMapCapacity, S}, true);
   check_tensor(map_loc, "map_loc", at::kLong, device, {B, imprint::kMapCapacity, 3}, true);
   check_tensor(strength, "strength", F, device, {B}, false);
@@ -178,7 +178,7 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
     a.drive[i] = drive[i].data_ptr<float>();
     a.drive_stride[i] = drive[i].stride(0);
   }
-  a.eps_loc = eps_loc.data_ptr<float>();
+  a.noise_key = noise_key.data_ptr<int64_t>();
   a.support_voxel = tables[0].data_ptr<int32_t>();
   a.support_begin = tables[1].data_ptr<int32_t>();
   a.entry_sensor = tables[2].data_ptr<int32_t>();
@@ -193,7 +193,7 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
 void sensory_imprint_(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data, at::Tensor& map_loc,
                       at::Tensor& strength, at::Tensor& scratch, at::Tensor& plane_argmax,
                       const at::Tensor& sensors, const at::Tensor& facts, const at::Tensor& values,
-                      at::TensorList drive, const at::Tensor& eps_loc, at::TensorList tables) {
+                      at::TensorList drive, const at::Tensor& noise_key, at::TensorList tables) {
   static const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("fieldbrain::sensory_imprint_", "")
@@ -201,7 +201,7 @@ void sensory_imprint_(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data, 
                       at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
                       at::TensorList, const at::Tensor&, at::TensorList)>();
   op.call(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts, values,
-          drive, eps_loc, tables);
+          drive, noise_key, tables);
 }
 
 }  // namespace ops

@@ -1,7 +1,7 @@
 // fieldbrain's fused imprint (docs/cycle.md step 4 on the fast path). Registered as
 //   fieldbrain::sensory_imprint_(Tensor(a!) field, Tensor(b!) occ, Tensor(c!) map_data,
 //       Tensor(d!) map_loc, Tensor(e!) strength, Tensor(f!) scratch, Tensor(g!) plane_argmax,
-//       Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor eps_loc,
+//       Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor noise_key,
 //       Tensor[] tables) -> ()
 // Per robot b (all decisions inside the kernel, from facts[b]): when facts[b, kFactHasInput]
 // is 0 nothing changes and strength[b] = 0. Otherwise it computes the strength, the unit
@@ -11,7 +11,11 @@
 // (the caller then advances the ring's count for the robots with input) and adds the blob to
 // all 64 channels.
 //
-// Arguments: field [B,64,R,R,R], occ [B,R,R,R], eps_loc [B,R,R,R], map_data [B,100,S] float32
+// eps_loc, the empty strategy's noise, is not an input: the first pass draws element v of
+// robot b's stream philox::kStreamEmptyLocation from noise_key[b] = (seed, cycle) (the numbers
+// ops::philox_normal_out(noise_key, 1, eps_loc) would hold) where it uses it.
+//
+// Arguments: field [B,64,R,R,R], occ [B,R,R,R], noise_key [B,2] int64, map_data [B,100,S] float32
 // and map_loc [B,100,3] int64, all contiguous; strength [B] float32; scratch [B, >=
 // ImprintScratchLayout::floats()] float32 (res part zero at creation) and plane_argmax [B, >= R]
 // int32 with contiguous rows; sensors [B,S], facts [B,kFactColumns] int64, values
@@ -44,7 +48,7 @@ std::vector<at::Tensor> make_imprint_tables(int64_t sensory_dim, int64_t resolut
 void sensory_imprint_(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data, at::Tensor& map_loc,
                       at::Tensor& strength, at::Tensor& scratch, at::Tensor& plane_argmax,
                       const at::Tensor& sensors, const at::Tensor& facts, const at::Tensor& values,
-                      at::TensorList drive, const at::Tensor& eps_loc, at::TensorList tables);
+                      at::TensorList drive, const at::Tensor& noise_key, at::TensorList tables);
 
 // Checks every argument for a kernel on `device` (throws c10::Error naming the argument) and
 // returns the raw pointers.
@@ -52,8 +56,8 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
                              at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
                              at::Tensor& plane_argmax, const at::Tensor& sensors,
                              const at::Tensor& facts, const at::Tensor& values,
-                             at::TensorList drive, const at::Tensor& eps_loc, at::TensorList tables,
-                             c10::DeviceType device);
+                             at::TensorList drive, const at::Tensor& noise_key,
+                             at::TensorList tables, c10::DeviceType device);
 
 }  // namespace ops
 }  // namespace fieldbrain

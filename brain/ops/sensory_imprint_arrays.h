@@ -57,7 +57,7 @@ struct ImprintArrays {
   int64_t values_stride = 0;
   const float* drive[kDriveTerms] = {};  // [B] each
   int64_t drive_stride[kDriveTerms] = {};
-  const float* eps_loc = nullptr;  // [B,R,R,R] contiguous
+  const int64_t* noise_key = nullptr;  // [B,2] contiguous: (seed, cycle); eps_loc is drawn from it
   // Static tables (not per robot): the projection's support voxels (ascending) with their
   // entries in CSR form, the voxels within +-1 of the support (ascending), the blob weights.
   const int32_t* support_voxel = nullptr;  // [n_support]

@@ -8,6 +8,8 @@
 
 #include "brain/cycle_facts.h"
 #include "brain/ops/allocation_counter.h"
+#include "brain/ops/field_step.h"
+#include "brain/ops/philox.h"
 #include "brain/sensory_imprint.h"
 #include "test/support/devices.h"
 
@@ -25,14 +27,14 @@ struct ImprintSide {
   torch::Device dev;
   SensoryImprint imprint;
   CycleFacts facts;
-  torch::Tensor field, eps;
+  torch::Tensor field, key, eps;
   std::vector<torch::Tensor> drive;  // conf, has_ef, boost, prev_imp, prev_amp
   torch::Tensor strength;
   CycleContext ctx;
 
   // Loads the cycle's inputs (CPU tensors) the way run_cycle does.
   void load(const torch::Tensor& sensors, const torch::Tensor& reward,
-            const std::vector<torch::Tensor>& drive_cpu, const torch::Tensor& eps_cpu) {
+            const std::vector<torch::Tensor>& drive_cpu, const torch::Tensor& key_cpu) {
     ctx = CycleContext{};
     ctx.batch = kB;
     ctx.has_input.resize(kB);
@@ -54,10 +56,15 @@ struct ImprintSide {
     ctx.reward_d = facts.values.select(1, kValueReward);
     drive.clear();
     for (const auto& t : drive_cpu) drive.push_back(t.to(dev));
-    eps = eps_cpu.to(dev);
+    key = key_cpu.to(dev);
+    // The ATen form reads eps_loc as run_cycle's reference path draws it; the fused form
+    // draws the same numbers from the key itself.
+    eps = torch::zeros({kB, kR, kR, kR}, torch::TensorOptions(torch::kFloat).device(dev));
+    ops::philox_normal_out(key, philox::kStreamEmptyLocation, eps);
   }
   void step() {
-    strength = imprint->apply(ctx, field, {drive[0], drive[1], drive[2], drive[3], drive[4]}, eps);
+    strength =
+        imprint->apply(ctx, field, {drive[0], drive[1], drive[2], drive[3], drive[4]}, eps, key);
   }
 };
 
@@ -89,6 +96,16 @@ torch::Tensor sensors_at(int64_t i, const torch::Tensor& fixed) {
   return s;
 }
 
+// (seed, cycle) per robot at cycle i.
+torch::Tensor noise_key_at(int64_t i) {
+  auto key = torch::zeros({kB, 2}, torch::kLong);
+  for (int64_t b = 0; b < kB; ++b) {
+    key[b][0] = 1000 + 17 * b;
+    key[b][1] = i;
+  }
+  return key;
+}
+
 }  // namespace
 
 TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][fused]") {
@@ -107,15 +124,15 @@ TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][
     const std::vector<torch::Tensor> drive{
         torch::rand({kB}), (torch::rand({kB}) > 0.5).to(torch::kFloat), torch::rand({kB}) + 1,
         torch::rand({kB}) * 0.8 + 0.1, torch::rand({kB}) * 0.5 + 1};
-    const auto eps = torch::randn({kB, kR, kR, kR});
+    const auto key = noise_key_at(i);
     if (i % 4 == 2) {
       // Robot 2's content channels follow its projected pattern: the resonant place wins.
       const auto a = sensors.slice(0, 2, 3);
       const auto proj = aten.imprint->project(a / a.norm()).view({kR, kR, kR});
       for (auto* side : {&aten, &fused}) side->field[2].slice(0, 0, 8).add_(proj * 4);
     }
-    aten.load(sensors, reward, drive, eps);
-    fused.load(sensors, reward, drive, eps);
+    aten.load(sensors, reward, drive, key);
+    fused.load(sensors, reward, drive, key);
     const auto occ_before = aten.imprint->occ.clone();
     const auto map_before = aten.imprint->map->data.clone();
     aten.step();
@@ -144,7 +161,7 @@ TEST_CASE("The fused imprint creates no tensor in steady state", "[brain][fused]
   fused.field = torch::randn({kB, 64, kR, kR, kR}) * 0.3;
   const std::vector<torch::Tensor> drive{torch::rand({kB}), torch::zeros({kB}), torch::ones({kB}),
                                          torch::full({kB}, 0.5), torch::ones({kB})};
-  fused.load(torch::rand({kB, kS}), torch::zeros({kB}), drive, torch::randn({kB, kR, kR, kR}));
+  fused.load(torch::rand({kB, kS}), torch::zeros({kB}), drive, noise_key_at(0));
   fused.step();  // first call: the dispatcher's lookups
   ops::AllocationCounter counter;
   for (int k = 0; k < 3; ++k) fused.step();
@@ -166,9 +183,9 @@ TEST_CASE("The CUDA imprint kernel follows the CPU kernel", "[cuda][brain][fused
     const std::vector<torch::Tensor> drive{
         torch::rand({kB}), (torch::rand({kB}) > 0.5).to(torch::kFloat), torch::rand({kB}) + 1,
         torch::rand({kB}) * 0.8 + 0.1, torch::rand({kB}) * 0.5 + 1};
-    const auto eps = torch::randn({kB, kR, kR, kR});
-    cpu.load(sensors, reward, drive, eps);
-    gpu.load(sensors, reward, drive, eps);
+    const auto key = noise_key_at(i);
+    cpu.load(sensors, reward, drive, key);
+    gpu.load(sensors, reward, drive, key);
     cpu.step();
     gpu.step();
     CHECK(gpu.strength.cpu().allclose(cpu.strength, 0, 1e-6));

@@ -1,7 +1,8 @@
 // CPU kernel of fieldbrain::sensory_imprint_ (brain/ops/sensory_imprint.h): the argument checks,
 // then two parallel loops. The first runs over (robot, x-plane): act = mean_c|F| and
 // fp = mean(F[0:8]) for the plane's voxels (channel planes streamed in order, the sums
-// vectorised by the compiler), then the plane's first maximum of the empty score. The second
+// vectorised by the compiler), then the plane's eps_loc (the vectorised Philox fill) and its
+// first maximum of the empty score. The second
 // runs over robots: the per-robot step of imprint_robot below. Robots without input are left
 // alone by both. Allocates nothing.
 #include <ATen/ATen.h>
@@ -9,7 +10,9 @@
 #include <torch/library.h>
 
 #include <limits>
+#include <vector>
 
+#include "brain/ops/cpu/field_step_passes.h"
 #include "brain/ops/sensory_imprint.h"
 #include "brain/ops/sensory_imprint_math.h"
 
@@ -20,6 +23,13 @@ namespace {
 
 bool has_input(const ImprintArrays& a, int64_t b) {
   return a.facts[b * a.facts_stride + kImprintFactHasInput] != 0;
+}
+
+// Per-thread room for one plane of eps_loc, grown on first use.
+float* plane_noise(int64_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < static_cast<size_t>(floats)) buffer.resize(static_cast<size_t>(floats));
+  return buffer.data();
 }
 
 // act, fp and the empty score's first maximum over x-plane x of robot b.
@@ -49,7 +59,11 @@ void plane_maps(const ImprintArrays& a, int64_t b, int64_t x) {
     fp[i] /= 8.0f;
   }
   const float* occ = a.occ + b * V + x * P;
-  const float* eps = a.eps_loc + b * V + x * P;
+  // eps_loc of the plane: elements x*P .. x*P + P - 1 of the robot's stream, vectorised.
+  float* eps = plane_noise(P);
+  chosen_passes().fill_normals(static_cast<uint64_t>(a.noise_key[2 * b]),
+                               static_cast<uint64_t>(a.noise_key[2 * b + 1]),
+                               philox::kStreamEmptyLocation, static_cast<uint64_t>(x * P), P, eps);
   float best = -std::numeric_limits<float>::infinity();
   int64_t best_i = 0;
   for (int64_t i = 0; i < P; ++i) {
@@ -109,21 +123,25 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
     }
   }
 
-  // 5. Resonant, on the projection's support and its +-1 neighbourhood.
-  for (int32_t k = 0; k < a.n_support; ++k) {
-    const int32_t v = a.support_voxel[k];
-    res[v] = imprint::scalar_cosine(imprint::projection(p, a.entry_sensor, a.entry_weight,
-                                                        a.support_begin[k], a.support_begin[k + 1]),
-                                    fp[v]);
-  }
+  // 5. Resonant, on the projection's support and its +-1 neighbourhood (not needed when a
+  // remembered place was found: that one wins).
   float best_sm = -std::numeric_limits<float>::infinity();
   int64_t res_loc = 0;
-  for (int32_t k = 0; k < a.n_dilated; ++k) {
-    const int32_t v = a.dilated_voxel[k];
-    const float sm = imprint::smoothed(res, Ri, v);
-    if (sm > best_sm) {
-      best_sm = sm;
-      res_loc = v;
+  if (best_slot < 0) {
+    for (int32_t k = 0; k < a.n_support; ++k) {
+      const int32_t v = a.support_voxel[k];
+      res[v] =
+          imprint::scalar_cosine(imprint::projection(p, a.entry_sensor, a.entry_weight,
+                                                     a.support_begin[k], a.support_begin[k + 1]),
+                                 fp[v]);
+    }
+    for (int32_t k = 0; k < a.n_dilated; ++k) {
+      const int32_t v = a.dilated_voxel[k];
+      const float sm = imprint::smoothed(res, Ri, v);
+      if (sm > best_sm) {
+        best_sm = sm;
+        res_loc = v;
+      }
     }
   }
   const bool accepted = best_sm > imprint::kResonantAccept;
@@ -174,10 +192,10 @@ void sensory_imprint_cpu(at::Tensor& field, at::Tensor& occ, at::Tensor& map_dat
                          at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
                          at::Tensor& plane_argmax, const at::Tensor& sensors,
                          const at::Tensor& facts, const at::Tensor& values, at::TensorList drive,
-                         const at::Tensor& eps_loc, at::TensorList tables) {
+                         const at::Tensor& noise_key, at::TensorList tables) {
   const ImprintArrays a =
       imprint_arrays(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts,
-                     values, drive, eps_loc, tables, c10::DeviceType::CPU);
+                     values, drive, noise_key, tables, c10::DeviceType::CPU);
   const int64_t B = a.batch, R = a.resolution;
   if (B == 0) return;
   at::parallel_for(0, B * R, 1, [&](int64_t begin, int64_t end) {

@@ -19,10 +19,10 @@ void sensory_imprint_cuda(at::Tensor& field, at::Tensor& occ, at::Tensor& map_da
                           at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
                           at::Tensor& plane_argmax, const at::Tensor& sensors,
                           const at::Tensor& facts, const at::Tensor& values, at::TensorList drive,
-                          const at::Tensor& eps_loc, at::TensorList tables) {
+                          const at::Tensor& noise_key, at::TensorList tables) {
   const ImprintArrays a =
       imprint_arrays(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts,
-                     values, drive, eps_loc, tables, c10::DeviceType::CUDA);
+                     values, drive, noise_key, tables, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
   const int err = launch_sensory_imprint(a, at::cuda::getCurrentCUDAStream().stream());
   TORCH_CHECK(err == 0, "fieldbrain::sensory_imprint_ (CUDA): launch failed: ",

@@ -2,7 +2,8 @@
 // headers (see sensory_imprint_cuda.h). Two launches, stream-ordered, no host sync, no atomics:
 //   1. one block per (x-plane, robot): each thread takes voxels of the plane (z fastest, so the
 //      64 channel loads of a warp are coalesced), writes act and fp to the scratch and keeps
-//      its first maximum of the empty score; a shared-memory reduction gives the plane's.
+//      its first maximum of the empty score (eps_loc drawn per voxel from the robot's Philox
+//      stream 1); a shared-memory reduction gives the plane's.
 //   2. one block per robot: strength and unit pattern (one thread), the remembered-pattern
 //      search (a thread per slot), the resonant map on the projection's support and its
 //      smoothing on the support's neighbourhood (threads over voxels), each followed by a block
@@ -56,7 +57,8 @@ __global__ void imprint_plane_kernel(ImprintArrays a) {
   float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
   const float* F = a.field + static_cast<int64_t>(b) * 64 * V;
   const float* occ = a.occ + static_cast<int64_t>(b) * V;
-  const float* eps = a.eps_loc + static_cast<int64_t>(b) * V;
+  const uint64_t seed = static_cast<uint64_t>(a.noise_key[2 * b]);
+  const uint64_t cycle = static_cast<uint64_t>(a.noise_key[2 * b + 1]);
   float best = -FLT_MAX;
   int best_v = INT_MAX;
   bool any = false;
@@ -72,7 +74,8 @@ __global__ void imprint_plane_kernel(ImprintArrays a) {
     fp = fp / 8.0f;
     row[layout.act() + v] = act;
     row[layout.fp() + v] = fp;
-    const float q = empty_score(act, occ[v], eps[v]);
+    const float q =
+        empty_score(act, occ[v], philox::normal(seed, cycle, philox::kStreamEmptyLocation, v));
     if (!any || q > best) {
       best = q;
       best_v = v;
@@ -145,25 +148,28 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   }
   block_argmax(cos_best, slot_best, sv, si);
 
-  // 5. Resonant.
-  for (int k = t; k < a.n_support; k += kThreads) {
-    const int v = a.support_voxel[k];
-    res[v] = scalar_cosine(
-        projection(p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
-        fp[v]);
-  }
-  __syncthreads();
+  // 5. Resonant (not needed when a remembered place was found: that one wins; slot_best is
+  // the same in every thread, so the whole block takes the same branch).
   float sm_best = -FLT_MAX;
   int sm_loc = INT_MAX;
-  for (int k = t; k < a.n_dilated; k += kThreads) {
-    const int v = a.dilated_voxel[k];
-    const float sm = smoothed(res, R, v);
-    if (beats(sm, v, sm_best, sm_loc)) {
-      sm_best = sm;
-      sm_loc = v;
+  if (slot_best == INT_MAX) {
+    for (int k = t; k < a.n_support; k += kThreads) {
+      const int v = a.support_voxel[k];
+      res[v] = scalar_cosine(
+          projection(p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
+          fp[v]);
     }
+    __syncthreads();
+    for (int k = t; k < a.n_dilated; k += kThreads) {
+      const int v = a.dilated_voxel[k];
+      const float sm = smoothed(res, R, v);
+      if (beats(sm, v, sm_best, sm_loc)) {
+        sm_best = sm;
+        sm_loc = v;
+      }
+    }
+    block_argmax(sm_best, sm_loc, sv, si);
   }
-  block_argmax(sm_best, sm_loc, sv, si);
 
   // 6-8. Empty, the choice, occ and the map slot.
   if (t == 0) {

@@ -52,7 +52,7 @@ void check_tensor(const at::Tensor& t, const char* name, at::ScalarType dtype,
 }  // namespace
 
 std::vector<at::Tensor> make_imprint_tables(int64_t S, int64_t R) {
-  TORCH_CHECK(S >= 1 && R >= 4 && R <= 1024, kOp, ": tables need S >= 1 and 4 <= R <= 1024");
+  TORCH_CHECK(S >= 1 && R >= 4 && R <= 256, kOp, ": tables need S >= 1 and 4 <= R <= 256");
   // P's entries as in brain/sensory_imprint.cpp: (voxel, sensor) -> summed weight, ascending.
   const auto g = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(S))));
   std::map<std::pair<int64_t, int64_t>, double> entries;
@@ -114,7 +114,8 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
   TORCH_CHECK(field.defined() && field.dim() == 5, kOp, ": field must be [B,64,R,R,R]");
   TORCH_CHECK(sensors.defined() && sensors.dim() == 2, kOp, ": sensors must be [B,S]");
   const int64_t B = field.size(0), R = field.size(2), S = sensors.size(1);
-  TORCH_CHECK(R >= 4 && R <= 1024, kOp, ": R must be in [4, 1024], got ", R);
+  // The CUDA kernels index a robot's 64 channels with 32-bit ints: 64 R^3 must stay below 2^31.
+  TORCH_CHECK(R >= 4 && R <= 256, kOp, ": R must be in [4, 256], got ", R);
   const auto F = at::kFloat;
   check_tensor(field, "field", F, device, {B, 64, R, R, R}, true);
   check_tensor(occ, "occ", F, device, {B, R, R, R}, true);

@@ -8,8 +8,8 @@
 //      search (a thread per slot), the resonant map on the projection's support and its
 //      smoothing on the support's neighbourhood (threads over voxels), each followed by a block
 //      argmax; then the choice, occ, the map slot and the blob (threads over channel x offset).
-// Robots without input (facts) return at once. Index math is 32-bit inside a robot; only the
-// robot's base offsets are 64-bit.
+// Robots without input (facts) return at once. Index math is 32-bit inside a robot (R <= 256:
+// 64 R^3 < 2^31); only the robot's base offsets are 64-bit.
 #include <cuda_runtime.h>
 
 #include <cfloat>

@@ -22,6 +22,7 @@ std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   }
   for (const auto& t : p.facts.tensors()) scratch.push_back(t);  // the static fact tables
   scratch.push_back(p.attractors->workspace);
+  for (const auto& t : p.imprint->scratch()) scratch.push_back(t);  // the fused imprint's
   return scratch;
 }
 

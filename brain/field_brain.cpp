@@ -83,7 +83,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
   p.error_field = register_module(
       "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
-  p.imprint = register_module("imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_)));
+  p.imprint = register_module(
+      "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(config_.field_step == "fast")));
   p.modulation = register_module(
       "modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_).fused(
                         config_.field_step == "fast")));
@@ -98,8 +99,9 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
   p.facts.allocate(B, S, config_.attractor_capacity, device_);
-  p.eps_loc = torch::zeros({B, R, R, R}, opts);
-  // The fast field step makes eps_sp inside its kernel: no [B,48,R,R,R] buffer then.
+  // The fast field step makes eps_sp inside its kernel and the fused imprint eps_loc inside
+  // its own: no [B,48,R,R,R] or [B,R,R,R] buffer then.
+  if (config_.field_step != "fast") p.eps_loc = torch::zeros({B, R, R, R}, opts);
   if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
   p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
   p.eps_x = torch::zeros({B, M}, opts);
@@ -201,10 +203,11 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   ctx.phase = p.facts.values.select(1, kValuePhase);
   stages_.mark("inputs");
 
-  // The cycle's small draws from the robots' (seed, cycle) on the device; eps_sp only where
-  // the field step does not make it itself (docs/cycle.md "Randomness").
+  // The cycle's small draws from the robots' (seed, cycle) on the device; eps_loc and eps_sp
+  // only where the imprint and the field step do not make them themselves (docs/cycle.md
+  // "Randomness").
   const bool seeded_step = fast;
-  ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
+  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
   if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamSpontaneous, p.eps_sp);
   if (M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
   ops::philox_normal_out(noise_key_, philox::kStreamExploration, p.eps_x);
@@ -221,7 +224,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
       ctx, F,
       {p.prediction->conf, p.error_field->has_ef, p.error_field->boost, p.modulation->prev_imp,
        p.modulation->prev_amp},
-      p.eps_loc);
+      p.eps_loc, noise_key_);
   stages_.mark("imprint");
   const bool fused = p.readout.defined();
   torch::Tensor activity_stats;  // mean|F[0:48]|, var(F[0:48]) from the read-out (fast path)

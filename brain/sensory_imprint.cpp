@@ -1,10 +1,18 @@
 #include "brain/sensory_imprint.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 
+#include "brain/cycle_facts.h"
+#include "brain/ops/sensory_imprint.h"
+
 namespace fieldbrain {
+
+static_assert(ops::kImprintFactHasInput == kFactHasInput && ops::kImprintFactMapCount == kFactMapCount &&
+                  ops::kImprintValueReward == kValueReward,
+              "brain/ops/sensory_imprint_arrays.h must name the columns of brain/cycle_facts.h");
 
 SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options(std::move(options_)) {
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
@@ -56,6 +64,20 @@ SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options
   }
   blob_offsets_ = blob_offsets_.to(dev);
   blob_weight_ = blob_weight_.to(dev);
+
+  if (options.fused()) {
+    for (const auto& t : ops::make_imprint_tables(S, R)) tables_.push_back(t.to(dev));
+    const ops::ImprintScratchLayout layout{R * R * R, S, R};
+    const auto f = torch::TensorOptions(torch::kFloat).device(dev);
+    strength_ = torch::zeros({B}, f);
+    work_ = torch::zeros({B, layout.floats()}, f);
+    plane_argmax_ = torch::zeros({B, R}, torch::TensorOptions(torch::kInt).device(dev));
+  }
+}
+
+std::vector<torch::Tensor> SensoryImprintImpl::scratch() const {
+  if (!options.fused()) return {};
+  return {strength_, work_, plane_argmax_};
 }
 
 torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
@@ -66,7 +88,24 @@ torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
 }
 
 torch::Tensor SensoryImprintImpl::apply(const CycleContext& ctx, torch::Tensor& field,
-                                        const ImprintDrive& drive, const torch::Tensor& eps_loc) {
+                                        const ImprintDrive& drive, const torch::Tensor& eps_loc,
+                                        const torch::Tensor& noise_key) {
+  return options.fused() ? apply_fused(ctx, field, drive, noise_key) : apply_aten(ctx, field, drive, eps_loc);
+}
+
+torch::Tensor SensoryImprintImpl::apply_fused(const CycleContext& ctx, torch::Tensor& field,
+                                              const ImprintDrive& drive, const torch::Tensor& noise_key) {
+  TORCH_CHECK(options.fused(), "SensoryImprint::apply_fused: the module was built without fused");
+  const std::array<at::Tensor, ops::kDriveTerms> terms{drive.conf, drive.has_ef, drive.boost,
+                                                       drive.prev_imp, drive.prev_amp};
+  ops::sensory_imprint_(field, occ, map->data, map_loc, strength_, work_, plane_argmax_,
+                        ctx.sensors, ctx.facts, ctx.value_facts, terms, noise_key, tables_);
+  map->advance(ctx.has_input);  // the kernel wrote slot count mod 100 where there was input
+  return strength_;
+}
+
+torch::Tensor SensoryImprintImpl::apply_aten(const CycleContext& ctx, torch::Tensor& field,
+                                             const ImprintDrive& drive, const torch::Tensor& eps_loc) {
   const int64_t B = options.batch(), R = options.resolution();
   const auto dev = field.device();
   const auto& a = ctx.sensors;

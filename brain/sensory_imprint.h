@@ -1,7 +1,9 @@
 // Emergent sensory mapping and the imprint of the input into the field (docs/cycle.md step 4;
 // legacy §3.4, §4.1). Three location strategies (a remembered location of a similar
 // pattern, the resonant projection, an empty place) are all computed on the device and chosen
-// with `where`; a 5x5x5 blob of the imprint strength is then added to all 64 channels.
+// with `where`; a 5x5x5 blob of the imprint strength is then added to all 64 channels. With
+// `fused`, the fast path, the same step runs as one operator (brain/ops/sensory_imprint.h)
+// that creates no tensor; the ATen code stays the reference it is tested against.
 #pragma once
 
 #include <torch/torch.h>
@@ -18,6 +20,7 @@ struct SensoryImprintOptions {
   TORCH_ARG(int64_t, sensory_dim);
   TORCH_ARG(int64_t, resolution);
   TORCH_ARG(torch::Device, device) = torch::kCPU;
+  TORCH_ARG(bool, fused) = false;  // step 4 as fieldbrain::sensory_imprint_ (fast path)
 };
 
 // What the imprint strength is made of (all [B] on the device).
@@ -29,10 +32,24 @@ class SensoryImprintImpl : public torch::nn::Module {
  public:
   explicit SensoryImprintImpl(SensoryImprintOptions options);
 
-  // Step 4: adds the blob to `field` in place for robots that are not skipped; eps_loc
-  // [B,R,R,R] is draw 1 of the cycle. Returns the imprint strength s [B] (0 where skipped).
+  // Step 4: adds the blob to `field` in place for robots that are not skipped. Its noise eps_loc
+  // [B,R,R,R] is draw 1 of the cycle: the ATen form reads it from `eps_loc`, the fused form
+  // draws it itself from `noise_key` [B,2] (seed, cycle), so the fast path passes no eps_loc.
+  // Returns the imprint strength s [B] (0 where skipped): with `fused`, the module's own [B]
+  // buffer, rewritten every cycle (no tensor is created).
   torch::Tensor apply(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
-                      const torch::Tensor& eps_loc);
+                      const torch::Tensor& eps_loc, const torch::Tensor& noise_key);
+  // The ATen form of step 4 (the reference and script paths; the fused operator's reference).
+  torch::Tensor apply_aten(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
+                           const torch::Tensor& eps_loc);
+  // The fused form: one operator call, decisions per robot from ctx.facts, then the host
+  // advances the map ring for the robots with input.
+  torch::Tensor apply_fused(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
+                            const torch::Tensor& noise_key);
+
+  // Per-robot scratch of the fused operator (robot on dimension 0, not state: BrainGroup's row
+  // views must follow it); empty unless fused.
+  std::vector<torch::Tensor> scratch() const;
 
   // The resonant projection P @ p for unit patterns p [B,S] -> [B,R^3] (x-major).
   torch::Tensor project(const torch::Tensor& p) const;
@@ -49,6 +66,13 @@ class SensoryImprintImpl : public torch::nn::Module {
   torch::Tensor proj_voxel_, proj_sensor_, proj_weight_;
   torch::Tensor blob_offsets_;  // [125,3] int64: (dx, dy, dz), each in -2..2
   torch::Tensor blob_weight_;   // [125]: 0.8^(|dx|+|dy|+|dz|)
+
+  // Fused path only: the operator's static tables (ops::make_imprint_tables), its per-robot
+  // scratch and the strength it writes.
+  std::vector<torch::Tensor> tables_;
+  torch::Tensor strength_;      // [B] float
+  torch::Tensor work_;          // [B, ImprintScratchLayout::floats()] float, zero at creation
+  torch::Tensor plane_argmax_;  // [B,R] int32
 };
 TORCH_MODULE(SensoryImprint);
 

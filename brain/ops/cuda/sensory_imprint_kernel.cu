@@ -1,0 +1,229 @@
+// CUDA kernels of the fused imprint (brain/ops/sensory_imprint.h), raw CUDA C++ without LibTorch
+// headers (see sensory_imprint_cuda.h). Two launches, stream-ordered, no host sync, no atomics:
+//   1. one block per (x-plane, robot): each thread takes voxels of the plane (z fastest, so the
+//      64 channel loads of a warp are coalesced), writes act and fp to the scratch and keeps
+//      its first maximum of the empty score (eps_loc drawn per voxel from the robot's Philox
+//      stream 1); a shared-memory reduction gives the plane's.
+//   2. one block per robot: strength and unit pattern (one thread), the remembered-pattern
+//      search (a thread per slot), the resonant map on the projection's support and its
+//      smoothing on the support's neighbourhood (threads over voxels), each followed by a block
+//      argmax; then the choice, occ, the map slot and the blob (threads over channel x offset).
+// Robots without input (facts) return at once. Index math is 32-bit inside a robot (R <= 256:
+// 64 R^3 < 2^31); only the robot's base offsets are 64-bit.
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <climits>
+
+#include "brain/ops/cuda/sensory_imprint_cuda.h"
+#include "brain/ops/sensory_imprint_math.h"
+
+namespace fieldbrain {
+namespace ops {
+namespace cuda {
+namespace {
+
+using namespace imprint;
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ bool robot_has_input(const ImprintArrays& a, int b) {
+  return a.facts[static_cast<int64_t>(b) * a.facts_stride + kImprintFactHasInput] != 0;
+}
+
+// First-maximum argmax over the block; every thread gets the result. sv/si: kThreads entries.
+__device__ void block_argmax(float& v, int& i, float* sv, int* si) {
+  const int t = threadIdx.x;
+  sv[t] = v;
+  si[t] = i;
+  __syncthreads();
+  for (int step = kThreads / 2; step > 0; step /= 2) {
+    if (t < step && beats(sv[t + step], si[t + step], sv[t], si[t])) {
+      sv[t] = sv[t + step];
+      si[t] = si[t + step];
+    }
+    __syncthreads();
+  }
+  v = sv[0];
+  i = si[0];
+  __syncthreads();
+}
+
+__global__ void imprint_plane_kernel(ImprintArrays a) {
+  const int x = blockIdx.x, b = blockIdx.y;
+  if (!robot_has_input(a, b)) return;
+  const int R = static_cast<int>(a.resolution), P = R * R, V = P * R;
+  const ImprintScratchLayout layout{V, a.sensory_dim, R};
+  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
+  const float* F = a.field + static_cast<int64_t>(b) * 64 * V;
+  const float* occ = a.occ + static_cast<int64_t>(b) * V;
+  const uint64_t seed = static_cast<uint64_t>(a.noise_key[2 * b]);
+  const uint64_t cycle = static_cast<uint64_t>(a.noise_key[2 * b + 1]);
+  float best = -FLT_MAX;
+  int best_v = INT_MAX;
+  bool any = false;
+  for (int i = threadIdx.x; i < P; i += kThreads) {
+    const int v = x * P + i;
+    float act = fabsf(F[v]), fp = F[v];
+    for (int c = 1; c < 64; ++c) {
+      const float f = F[c * V + v];
+      act = __fadd_rn(act, fabsf(f));
+      if (c < 8) fp = __fadd_rn(fp, f);
+    }
+    act = act / 64.0f;
+    fp = fp / 8.0f;
+    row[layout.act() + v] = act;
+    row[layout.fp() + v] = fp;
+    const float q =
+        empty_score(act, occ[v], philox::normal(seed, cycle, philox::kStreamEmptyLocation, v));
+    if (!any || q > best) {
+      best = q;
+      best_v = v;
+      any = true;
+    }
+  }
+  __shared__ float sv[kThreads];
+  __shared__ int si[kThreads];
+  block_argmax(best, best_v, sv, si);
+  if (threadIdx.x == 0) {
+    row[layout.plane_max() + x] = best;
+    a.plane_argmax[static_cast<int64_t>(b) * a.plane_argmax_stride + x] = best_v;
+  }
+}
+
+__global__ void imprint_robot_kernel(ImprintArrays a) {
+  const int b = blockIdx.x, t = threadIdx.x;
+  if (!robot_has_input(a, b)) {
+    if (t == 0) a.strength[static_cast<int64_t>(b) * a.strength_stride] = 0.0f;
+    return;
+  }
+  const int R = static_cast<int>(a.resolution), V = R * R * R, S = static_cast<int>(a.sensory_dim);
+  const ImprintScratchLayout layout{V, a.sensory_dim, R};
+  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
+  const float* act = row + layout.act();
+  const float* fp = row + layout.fp();
+  float* res = row + layout.res();
+  float* p = row + layout.pattern();
+  const int64_t* facts = a.facts + static_cast<int64_t>(b) * a.facts_stride;
+  float* map = a.map_data + static_cast<int64_t>(b) * kMapCapacity * S;
+  int64_t* map_loc = a.map_loc + static_cast<int64_t>(b) * kMapCapacity * 3;
+  __shared__ float sv[kThreads];
+  __shared__ int si[kThreads];
+  __shared__ float s_strength, s_p_norm;
+  __shared__ int s_loc;
+
+  // 1-2. Strength and the unit pattern (one thread: S is small and the order fixed).
+  if (t == 0) {
+    auto drive = [&](int term) {
+      return a.drive[term][static_cast<int64_t>(b) * a.drive_stride[term]];
+    };
+    const float s =
+        strength(a.values[static_cast<int64_t>(b) * a.values_stride + kImprintValueReward],
+                 drive(kDrivePrevImp), drive(kDrivePrevAmp), drive(kDriveHasEf), drive(kDriveBoost),
+                 drive(kDriveConf));
+    a.strength[static_cast<int64_t>(b) * a.strength_stride] = s;
+    s_strength = s;
+    const float* in = a.sensors + static_cast<int64_t>(b) * a.sensors_stride;
+    const float denom = __fadd_rn(norm(in, S), 1e-8f);
+    for (int j = 0; j < S; ++j) p[j] = __fdiv_rn(in[j], denom);
+    const float pn = norm(p, S);
+    s_p_norm = pn > kCosineEps ? pn : kCosineEps;
+  }
+  __syncthreads();
+
+  // 4. Existing.
+  const int64_t count = facts[kImprintFactMapCount];
+  const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
+  float cos_best = -FLT_MAX;
+  int slot_best = INT_MAX;
+  for (int j = t; j < valid; j += kThreads) {
+    const float c = cosine(p, s_p_norm, map + j * S, S);
+    const int64_t* l = map_loc + j * 3;
+    const int v = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
+    if (c > kExistingCos && box_mean(act, R, v) < kExistingCrowded &&
+        beats(c, j, cos_best, slot_best)) {
+      cos_best = c;
+      slot_best = j;
+    }
+  }
+  block_argmax(cos_best, slot_best, sv, si);
+
+  // 5. Resonant (not needed when a remembered place was found: that one wins; slot_best is
+  // the same in every thread, so the whole block takes the same branch).
+  float sm_best = -FLT_MAX;
+  int sm_loc = INT_MAX;
+  if (slot_best == INT_MAX) {
+    for (int k = t; k < a.n_support; k += kThreads) {
+      const int v = a.support_voxel[k];
+      res[v] = scalar_cosine(
+          projection(p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
+          fp[v]);
+    }
+    __syncthreads();
+    for (int k = t; k < a.n_dilated; k += kThreads) {
+      const int v = a.dilated_voxel[k];
+      const float sm = smoothed(res, R, v);
+      if (beats(sm, v, sm_best, sm_loc)) {
+        sm_best = sm;
+        sm_loc = v;
+      }
+    }
+    block_argmax(sm_best, sm_loc, sv, si);
+  }
+
+  // 6-8. Empty, the choice, occ and the map slot.
+  if (t == 0) {
+    const float* plane_max = row + layout.plane_max();
+    const int32_t* plane_arg = a.plane_argmax + static_cast<int64_t>(b) * a.plane_argmax_stride;
+    int empty_x = 0;
+    for (int x = 1; x < R; ++x) {
+      if (plane_max[x] > plane_max[empty_x]) empty_x = x;
+    }
+    int loc;
+    if (slot_best != INT_MAX) {
+      const int64_t* l = map_loc + slot_best * 3;
+      loc = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
+    } else if (sm_best > kResonantAccept) {
+      loc = sm_loc;
+    } else {
+      loc = plane_arg[empty_x];
+      a.occ[static_cast<int64_t>(b) * V + loc] = 1.0f;
+    }
+    const int slot = static_cast<int>(count % kMapCapacity);
+    map_loc[slot * 3 + 0] = loc / (R * R);
+    map_loc[slot * 3 + 1] = (loc / R) % R;
+    map_loc[slot * 3 + 2] = loc % R;
+    s_loc = loc;
+  }
+  __syncthreads();
+  const int slot = static_cast<int>(count % kMapCapacity);
+  for (int j = t; j < S; j += kThreads) map[slot * S + j] = p[j];
+
+  // 9. The blob on all 64 channels.
+  const int lx = s_loc / (R * R), ly = (s_loc / R) % R, lz = s_loc % R;
+  float* F = a.field + static_cast<int64_t>(b) * 64 * V;
+  for (int e = t; e < 64 * kBlobVoxels; e += kThreads) {
+    const int c = e / kBlobVoxels, i = e % kBlobVoxels;
+    int dx, dy, dz;
+    blob_offset(i, dx, dy, dz);
+    const int x = lx + dx, y = ly + dy, z = lz + dz;
+    if (x < 0 || x >= R || y < 0 || y >= R || z < 0 || z >= R) continue;
+    float* f = F + c * V + (x * R + y) * R + z;
+    *f = __fadd_rn(*f, __fmul_rn(s_strength, a.blob_weight[i]));
+  }
+}
+
+}  // namespace
+
+int launch_sensory_imprint(const ImprintArrays& a, void* stream_ptr) {
+  if (a.batch == 0) return 0;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  const dim3 planes(static_cast<unsigned>(a.resolution), static_cast<unsigned>(a.batch));
+  imprint_plane_kernel<<<planes, kThreads, 0, stream>>>(a);
+  imprint_robot_kernel<<<static_cast<unsigned>(a.batch), kThreads, 0, stream>>>(a);
+  return static_cast<int>(cudaGetLastError());
+}
+
+}  // namespace cuda
+}  // namespace ops
+}  // namespace fieldbrain

@@ -94,8 +94,9 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.dynamics = register_module(
       "dynamics", FieldDynamics(FieldDynamicsOptions(B, R).field_step(config_.field_step).device(device_)));
   p.pooling = register_module("pooling", SpatialPooling(SpatialPoolingOptions(B).device(device_)));
+  const bool fast = config_.field_step == "fast";
   p.prediction = register_module(
-      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_)));
+      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_).fused(fast)));
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
   p.facts.allocate(B, S, config_.attractor_capacity, device_);
@@ -103,12 +104,10 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   // its own: no [B,48,R,R,R] or [B,R,R,R] buffer then.
   if (config_.field_step != "fast") p.eps_loc = torch::zeros({B, R, R, R}, opts);
   if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
-  p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
-  p.eps_x = torch::zeros({B, M}, opts);
-  if (config_.field_step == "fast") {
-    p.readout = torch::zeros({B, ops::kReadoutWidth}, opts);
-    p.motors->read_gradients_from(p.readout, ops::kReadoutSummary + ops::kSummaryGradientX);
-  }
+  // The fast path's motors make eps_m, eps_x in their kernel (fieldbrain::prediction_act).
+  if (!fast) p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
+  if (!fast) p.eps_x = torch::zeros({B, M}, opts);
+  if (fast) p.readout = torch::zeros({B, ops::kReadoutWidth}, opts);
 
   // The randomness state: (seed, cycle) per robot (docs/cycle.md "Randomness").
   auto key = torch::zeros({B, 2}, torch::kLong);
@@ -209,8 +208,8 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   const bool seeded_step = fast;
   if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
   if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamSpontaneous, p.eps_sp);
-  if (M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
-  ops::philox_normal_out(noise_key_, philox::kStreamExploration, p.eps_x);
+  if (!seeded_step && M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
+  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamExploration, p.eps_x);
   stages_.mark("draws");
 
   auto& F = field_;
@@ -265,17 +264,18 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   at::add_out(F, next, pending);  // F = next + pending in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
-  if (fused) {  // one pass over F for every statistic of steps 8-10
+  if (fused) {  // one pass over F for every statistic of steps 8-10, then one operator for 8-11
     ops::field_readout_out(F, p.readout);
-    p.pooling->update_from_readout(p.readout);
-    p.prediction->predict_from_readout(ctx, p.readout, *p.hierarchy, *p.pooling);
+    p.prediction->predict_and_act(ctx, p.readout, *p.hierarchy, *p.pooling, *p.motors, *p.echo,
+                                  mod.explore, noise_key_, F);
+    stages_.mark("pooling+prediction");
   } else {
     p.pooling->update(F);
     p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
+    stages_.mark("pooling+prediction");
+    p.echo->apply(F, p.motors->generate(F, mod.explore, p.eps_m, p.eps_x));
   }
-  stages_.mark("pooling+prediction");
-  const auto& motor = p.motors->generate(F, mod.explore, p.eps_m, p.eps_x);
-  p.echo->apply(F, motor);
+  const auto& motor = p.motors->motor;
   stages_.mark("motors");
 
   // 12. Finish.

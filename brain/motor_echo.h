@@ -18,6 +18,8 @@ class MotorEchoImpl : public torch::nn::Module {
   explicit MotorEchoImpl(MotorEchoOptions options);
   // field [B,64,R,R,R] updated in place from motor [B,M].
   void apply(torch::Tensor& field, const torch::Tensor& motor) const;
+  // linspace(-1, 1, R) [R] on the device (the fused echo of fieldbrain::prediction_act reads it).
+  const torch::Tensor& lin() const { return lin_; }
 
   MotorEchoOptions options;
 

@@ -15,7 +15,6 @@ const torch::Tensor& MotorGenerationImpl::generate(const torch::Tensor& field, c
   const auto Xc = field.slice(1, 0, 32);
   // Face difference along one axis: mean of the last slice minus mean of the first.
   auto gradient = [&](int64_t dim) {
-    if (readout_.defined()) return readout_.select(1, gradient_column_ + dim - 2);
     return Xc.select(dim, R - 1).mean({1, 2, 3}) - Xc.select(dim, 0).mean({1, 2, 3});
   };
   auto t = torch::zeros({B, M}, field.options());

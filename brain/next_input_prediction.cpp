@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "brain/ops/field_readout_layout.h"
+#include "brain/ops/prediction.h"
 
 namespace fieldbrain {
 
@@ -21,6 +21,10 @@ NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions opti
 }
 
 torch::Tensor NextInputPredictionImpl::score(const CycleContext& ctx, const torch::Tensor& n_active) {
+  if (options.fused()) {
+    ops::prediction_score(ctx.sensors, ctx.facts, n_active, pred, conf, last_err);
+    return last_err;
+  }
   const int64_t B = options.batch();
   const auto dev = pred.device();
   // Host-known per-robot constants of the confidence update, in double as the cycle count is.
@@ -54,14 +58,19 @@ void NextInputPredictionImpl::predict(const CycleContext& ctx, const torch::Tens
   predict_with(ctx, cf, field.slice(1, 0, 32).abs().mean({1, 2, 3, 4}), hierarchy, pooling);
 }
 
-void NextInputPredictionImpl::predict_from_readout(const CycleContext& ctx,
-                                                   const torch::Tensor& readout,
-                                                   HierarchicalPredictorImpl& hierarchy,
-                                                   const SpatialPoolingImpl& pooling) {
-  const auto cf = hierarchy.predict_from_means(
-      readout.slice(1, ops::kReadoutChannelMean, ops::kReadoutChannelMean + 64));
-  predict_with(ctx, cf, readout.select(1, ops::kReadoutSummary + ops::kSummaryContentAbsMean),
-               hierarchy, pooling);
+void NextInputPredictionImpl::predict_and_act(const CycleContext& ctx, const torch::Tensor& readout,
+                                              HierarchicalPredictorImpl& hierarchy,
+                                              SpatialPoolingImpl& pooling,
+                                              MotorGenerationImpl& motors, const MotorEchoImpl& echo,
+                                              const torch::Tensor& explore,
+                                              const torch::Tensor& noise_key, torch::Tensor& field) {
+  TORCH_CHECK(options.fused(), "NextInputPrediction::predict_and_act needs the fused option");
+  ops::prediction_act(readout, ctx.facts, noise_key, ctx.sensors, hierarchy.W,
+                      hierarchy.herr[0]->data, hierarchy.herr[1]->data, hierarchy.herr[2]->data,
+                      hierarchy.herr[3]->data, explore, echo.lin(), recent->data, pooling.active,
+                      pooling.n_active, pooling.temporal, hierarchy.hpred, pred, pc, motors.motor,
+                      field);
+  recent->advance();  // the kernel wrote slot count mod 3 for every robot (FUSED.md rule 4)
 }
 
 void NextInputPredictionImpl::predict_with(const CycleContext& ctx, const torch::Tensor& cf,

@@ -8,6 +8,8 @@
 
 #include "brain/cycle_context.h"
 #include "brain/hierarchical_predictor.h"
+#include "brain/motor_echo.h"
+#include "brain/motor_generation.h"
 #include "brain/ring_buffer.h"
 #include "brain/spatial_pooling.h"
 
@@ -19,6 +21,9 @@ struct NextInputPredictionOptions {
   TORCH_ARG(int64_t, batch);
   TORCH_ARG(int64_t, sensory_dim);
   TORCH_ARG(torch::Device, device) = torch::kCPU;
+  // The fast path: score() runs the fused operator fieldbrain::prediction_score and
+  // predict_and_act() is available (brain/ops/prediction.h).
+  TORCH_ARG(bool, fused) = false;
 };
 
 class NextInputPredictionImpl : public torch::nn::Module {
@@ -26,16 +31,25 @@ class NextInputPredictionImpl : public torch::nn::Module {
   explicit NextInputPredictionImpl(NextInputPredictionOptions options);
 
   // Step 1: scores the last prediction (scored robots), updates conf and last_err; returns
-  // e = a - pred [B,S] (meaningful for scored robots only).
+  // e = a - pred [B,S] (meaningful for scored robots only). Fused: one operator, and the
+  // returned tensor is `last_err` itself (equal to e for the scored robots), so no tensor is made.
   torch::Tensor score(const CycleContext& ctx, const torch::Tensor& n_active);
 
   // Step 9 with the field after the field step.
   void predict(const CycleContext& ctx, const torch::Tensor& field,
                HierarchicalPredictorImpl& hierarchy, const SpatialPoolingImpl& pooling);
-  // The same from the fused read-out [B, kReadoutWidth] of that field (brain/ops/field_readout.h).
-  void predict_from_readout(const CycleContext& ctx, const torch::Tensor& readout,
-                            HierarchicalPredictorImpl& hierarchy,
-                            const SpatialPoolingImpl& pooling);
+
+  // The fast path's steps 8-11 in one fused operator (fieldbrain::prediction_act) from the
+  // read-out [B, kReadoutWidth] of the field after step 7 (brain/ops/field_readout.h): writes
+  // pooling's active / n_active / temporal, hierarchy.hpred (reading its W and herr rings),
+  // pred, pc, pushes the input into `recent`, writes motors.motor (its noise made in the
+  // kernel from noise_key [B,2], the same numbers as the draws eps_m / eps_x) and the echo into
+  // `field`. Needs options.fused(). Creates no tensor.
+  void predict_and_act(const CycleContext& ctx, const torch::Tensor& readout,
+                       HierarchicalPredictorImpl& hierarchy, SpatialPoolingImpl& pooling,
+                       MotorGenerationImpl& motors, const MotorEchoImpl& echo,
+                       const torch::Tensor& explore, const torch::Tensor& noise_key,
+                       torch::Tensor& field);
 
   NextInputPredictionOptions options;
   RingBuffer recent{nullptr};  // last 3 inputs

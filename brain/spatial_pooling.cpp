@@ -1,7 +1,5 @@
 #include "brain/spatial_pooling.h"
 
-#include "brain/ops/field_readout_layout.h"
-
 namespace fieldbrain {
 
 SpatialPoolingImpl::SpatialPoolingImpl(SpatialPoolingOptions options_) : options(std::move(options_)) {
@@ -21,17 +19,6 @@ void SpatialPoolingImpl::update(const torch::Tensor& field) {
   active.copy_((cm > thr.unsqueeze(1)).to(torch::kFloat));
   n_active.copy_(active.sum(1));
   temporal.copy_(torch::adaptive_avg_pool3d(field.slice(1, 32, 48), {4, 4, 4}).view({B, 16, 64}));
-}
-
-void SpatialPoolingImpl::update_from_readout(const torch::Tensor& readout) {
-  const int64_t B = options.batch();
-  const auto cm = readout.slice(1, ops::kReadoutCellActivity, ops::kReadoutCellActivity + 64);
-  const auto mean_abs = readout.select(1, ops::kReadoutSummary + ops::kSummaryAbsMean);
-  const auto thr = (mean_abs * 0.8).clamp_min(0.01);
-  active.copy_(cm > thr.unsqueeze(1));
-  n_active.copy_(active.sum(1));
-  const int64_t first = ops::kReadoutCellMean + 32 * ops::kReadoutCells;  // channels 32..47
-  temporal.copy_(readout.slice(1, first, first + 16 * ops::kReadoutCells).view({B, 16, 64}));
 }
 
 }  // namespace fieldbrain

@@ -17,9 +17,9 @@ class SpatialPoolingImpl : public torch::nn::Module {
  public:
   explicit SpatialPoolingImpl(SpatialPoolingOptions options);
 
+  // The reference path; on the fast path fieldbrain::prediction_act writes the same buffers
+  // (NextInputPredictionImpl::predict_and_act).
   void update(const torch::Tensor& field);
-  // The same from the fused read-out [B, kReadoutWidth] of the field (brain/ops/field_readout.h).
-  void update_from_readout(const torch::Tensor& readout);
 
   SpatialPoolingOptions options;
   torch::Tensor active;    // [B,64] 0/1, cells x-major

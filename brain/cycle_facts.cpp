@@ -18,8 +18,8 @@ void staged(const std::vector<int64_t>& shape, torch::Dtype dtype, const torch::
 
 }  // namespace
 
-void CycleFacts::allocate(int64_t batch, int64_t sensory_dim, int64_t attractor_slots,
-                          const torch::Device& where) {
+void CycleFacts::allocate(int64_t batch, int64_t sensory_dim, const torch::Device& where,
+                          int64_t attractor_slots) {
   staged({batch, kFactColumns}, torch::kLong, where, host, device);
   staged({batch, kValueColumns}, torch::kFloat, where, values_host, values);
   staged({batch, sensory_dim}, torch::kFloat, where, sensors_host, sensors);

@@ -54,8 +54,8 @@ struct CycleFacts {
   torch::Tensor attractor_weights_host;  // [B, A, 2] float32 CPU (pinned on CUDA)
   torch::Tensor attractor_weights;       // [B, A, 2] float32 on the brain's device
 
-  void allocate(int64_t batch, int64_t sensory_dim, int64_t attractor_slots,
-                const torch::Device& device);
+  void allocate(int64_t batch, int64_t sensory_dim, const torch::Device& device,
+                int64_t attractor_slots = 1);
   // Robot b's rows of the host copies (write them, then upload()).
   int64_t* row(int64_t b) { return host.data_ptr<int64_t>() + b * kFactColumns; }
   float* values_row(int64_t b) { return values_host.data_ptr<float>() + b * kValueColumns; }

@@ -99,7 +99,7 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_).fused(fast)));
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
-  p.facts.allocate(B, S, config_.attractor_capacity, device_);
+  p.facts.allocate(B, S, device_, config_.attractor_capacity);
   // The fast field step makes eps_sp inside its kernel and the fused imprint eps_loc inside
   // its own: no [B,48,R,R,R] or [B,R,R,R] buffer then.
   if (config_.field_step != "fast") p.eps_loc = torch::zeros({B, R, R, R}, opts);

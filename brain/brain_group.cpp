@@ -174,7 +174,8 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
   }
   view(0, k);
   // Checked above: the cycle itself, without FieldBrain::step's second check of the same values.
-  auto motors = brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k));
+  auto motors = torch::empty({k, M}, torch::kFloat);
+  brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k), motors);
   if (identity) return motors;
   auto out = torch::empty({k, M}, torch::kFloat);
   for (int64_t i = 0; i < k; ++i) {

@@ -132,13 +132,27 @@ void FieldBrainImpl::build(bool draw_initial_state) {
 }
 
 torch::Tensor FieldBrainImpl::step(const torch::Tensor& sensors, const torch::Tensor& reward) {
+  auto motors = torch::empty({batch(), config_.motor_dim}, torch::kFloat);
+  step_into(sensors, reward, motors);
+  return motors;
+}
+
+void FieldBrainImpl::step_into(const torch::Tensor& sensors, const torch::Tensor& reward,
+                               torch::Tensor& motors) {
   const int64_t B = batch();
   const auto s = host_input("FieldBrain::step", sensors, "sensors", {B, config_.sensory_dim});
   const auto r = host_input("FieldBrain::step", reward, "reward", {B});
-  return run_cycle(s, r);
+  if (!motors.defined() || !motors.device().is_cpu() || motors.scalar_type() != torch::kFloat ||
+      !motors.is_contiguous() || motors.sizes() != torch::IntArrayRef({B, config_.motor_dim})) {
+    throw std::invalid_argument(fmt::format(
+        "FieldBrain::step_into: motors must be a contiguous float32 CPU tensor [{}, {}]", B,
+        config_.motor_dim));
+  }
+  run_cycle(s, r, motors);
 }
 
-torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward) {
+void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward,
+                               torch::Tensor& motors_out) {
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
   stages_.start();
@@ -279,7 +293,8 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   stages_.mark("motors");
 
   // 12. Finish.
-  cycles_ += 1;
+  int64_t* completed = cycles_.data_ptr<int64_t>();  // a host counter: no tensor op
+  for (int64_t b = 0; b < B; ++b) completed[b] += 1;
   noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
   // Telemetry columns copied in place (a stack would make a tensor every cycle).
   const std::pair<TelemetryColumn, const torch::Tensor*> columns[] = {
@@ -290,11 +305,10 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
       {kTeleSigma, &mod.sigma},               {kTeleActiveCells, &p.pooling->n_active},
       {kTeleImprintApplied, &imprinted}};
   for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
-  auto out = SyncCounter::to_host(motor);
+  SyncCounter::copy_to_host(motor, motors_out);  // the cycle's one device->host copy
   stages_.mark("finish");
   last_cycle_ms_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return out;
 }
 
 torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& brains,
@@ -358,7 +372,8 @@ torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& bra
   }
   torch::Tensor motors;
   try {
-    motors = scratch->run_cycle(s, r);
+    motors = torch::empty({k, config.motor_dim}, torch::kFloat);
+    scratch->run_cycle(s, r, motors);
   } catch (...) {
     scratch.reset();  // do not reuse a half-stepped scratch
     throw;

@@ -40,6 +40,9 @@ class FieldBrainImpl : public torch::nn::Module {
   // each in (-1,1). The only device->host copy of the cycle. Throws std::invalid_argument
   // naming the problem (shape, non-finite) and leaves the state untouched.
   torch::Tensor step(const torch::Tensor& sensors, const torch::Tensor& reward);
+  // The same cycle with the motors written into `motors`, a contiguous float32 CPU tensor
+  // [B,M] the caller owns and reuses: on the fast path a steady cycle then creates no tensor.
+  void step_into(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
 
   // One batched cycle over several single-robot brains with the same config (the server's
   // tick): result identical to stepping each alone. motors [k,M] on the CPU.
@@ -83,7 +86,8 @@ class FieldBrainImpl : public torch::nn::Module {
   struct Scratch {};
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);
   void build(bool draw_initial_state);
-  torch::Tensor run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward);
+  // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]).
+  void run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
 
   BrainConfig config_;
   std::vector<uint64_t> keys_;

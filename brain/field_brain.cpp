@@ -79,9 +79,11 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   parts_ = std::make_unique<Parts>();
   Parts& p = *parts_;
   p.hierarchy = register_module(
-      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
+      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_).fused(
+                       config_.field_step == "fast")));
   p.error_field = register_module(
-      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
+      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_).fused(
+                         config_.field_step == "fast")));
   p.imprint = register_module("imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_)));
   p.modulation = register_module("modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_)));
   p.attractors = register_module(
@@ -237,7 +239,7 @@ torch::Tensor FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torc
   mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
   stages_.mark("field_step");
   p.attractors->influence(next);
-  at::add_out(F, next, pending);  // F = next + pending in one pass
+  p.hierarchy->add_pending(F, next, pending);  // F = next + U_h in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
   if (fused) {  // one pass over F for every statistic of steps 8-10

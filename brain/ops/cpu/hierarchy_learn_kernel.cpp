@@ -42,8 +42,10 @@ void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
                            const at::Tensor& herr2, const at::Tensor& herr3, const at::Tensor& W,
                            const at::Tensor& pending) {
   const at::Tensor herr[4] = {herr0, herr1, herr2, herr3};
-  const auto [B, S] = check_hierarchy_observe_args(field, sensors, facts, hpred, hist, herr, W,
-                                                   pending, c10::DeviceType::CPU);
+  // (Plain ints, not structured bindings: lambdas capture them portably.)
+  const auto shape = check_hierarchy_observe_args(field, sensors, facts, hpred, hist, herr, W,
+                                                  pending, c10::DeviceType::CPU);
+  const int64_t B = shape.first, S = shape.second;
   if (B == 0) return;
   const int64_t R = field.size(2), V = R * R * R, width = h::pending_width(S);
   const float* F = field.data_ptr<float>();
@@ -97,7 +99,8 @@ void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
 }
 
 void hierarchy_apply_cpu(const at::Tensor& field, const at::Tensor& pending) {
-  const auto [B, R] = check_hierarchy_apply_args(field, pending, c10::DeviceType::CPU);
+  const auto shape = check_hierarchy_apply_args(field, pending, c10::DeviceType::CPU);
+  const int64_t B = shape.first, R = shape.second;
   if (B == 0) return;
   const int64_t width = pending.size(1), V = R * R * R;
   float* F = field.data_ptr<float>();
@@ -124,7 +127,8 @@ void hierarchy_apply_cpu(const at::Tensor& field, const at::Tensor& pending) {
 
 void error_field_update_cpu(const at::Tensor& e, const at::Tensor& facts, const at::Tensor& ef,
                             const at::Tensor& has_ef, const at::Tensor& boost) {
-  const auto [B, R] = check_error_field_args(e, facts, ef, has_ef, boost, c10::DeviceType::CPU);
+  const auto shape = check_error_field_args(e, facts, ef, has_ef, boost, c10::DeviceType::CPU);
+  const int64_t B = shape.first, R = shape.second;
   if (B == 0) return;
   const int64_t S = e.size(1), V = R * R * R;
   const float* err = e.data_ptr<float>();

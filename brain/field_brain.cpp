@@ -80,9 +80,11 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   graph_ = std::make_unique<CycleGraph>();
   Parts& p = *parts_;
   p.hierarchy = register_module(
-      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_)));
+      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_).fused(
+                       config_.field_step == "fast")));
   p.error_field = register_module(
-      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_)));
+      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_).fused(
+                         config_.field_step == "fast")));
   p.imprint = register_module(
       "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(config_.field_step == "fast")));
   p.modulation = register_module(
@@ -275,7 +277,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   } else {
     p.attractors->influence(next);
   }
-  at::add_out(F, next, pending);  // F = next + pending in one pass
+  p.hierarchy->add_pending(F, next, pending);  // F = next + U_h in one pass
   stages_.mark("attractors");
   // 8-11: pooling, prediction, motors, echo.
   if (fused) {  // one pass over F for every statistic of steps 8-10, then one operator for 8-11

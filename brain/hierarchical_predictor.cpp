@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "brain/cycle_facts.h"
+#include "brain/ops/hierarchy_learn.h"
+#include "brain/ops/hierarchy_learn_math.h"
 #include "brain/ops/philox.h"
 #include "brain/sensor_sites.h"
 
@@ -9,6 +12,12 @@ namespace fieldbrain {
 namespace {
 constexpr double kGain[4] = {1.0, 0.5, 0.3, 0.2};
 constexpr double kLearningRate[4] = {0.3, 0.1, 0.03, 0.01};
+
+// The fused kernels read the cycle's facts by these columns (brain/ops/hierarchy_learn_math.h).
+namespace hl = ops::hierarchy;
+static_assert(hl::kFactsCycle == kFactCycle && hl::kFactsHist == kFactHistCount &&
+                  hl::kFactsHerr0 == kFactHerrCount0 && hl::kFactsWidth == kFactColumns,
+              "brain/ops/hierarchy_learn_math.h and brain/cycle_facts.h disagree on the fact columns");
 }  // namespace
 
 HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOptions options_)
@@ -22,6 +31,7 @@ HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOption
     herr[k] = register_module("herr" + std::to_string(k),
                               RingBuffer(RingBufferOptions(B, 50, {}).device(options.device())));
   }
+  if (options.fused()) pending = torch::zeros({B, hl::pending_width(S)}, opts);
 }
 
 void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
@@ -41,6 +51,10 @@ void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
 
 torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
                                                  const torch::Tensor& field) {
+  if (options.fused()) {
+    observe_fused(ctx, field);
+    return {};
+  }
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   const auto& a = ctx.sensors;
   hist->push(a);
@@ -94,6 +108,31 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
   const auto on_x = value.view({B, 4, 16, 1, 1, 1}) * mx.view({B, 4, 16, R, 1, 1});
   const auto on_xy = on_x * my.view({B, 4, 16, 1, R, 1});
   return (on_xy * mz.view({B, 4, 16, 1, 1, R})).view({B, 64, R, R, R});
+}
+
+void HierarchicalPredictorImpl::observe_fused(const CycleContext& ctx, const torch::Tensor& field) {
+  ops::hierarchy_observe_(field, ctx.sensors, ctx.facts, hpred, hist->data, herr[0]->data,
+                          herr[1]->data, herr[2]->data, herr[3]->data, W, pending);
+  // The rings' host counts, advanced as the kernel pushed (brain/ops/hierarchy_learn.h).
+  hist->advance();
+  const int64_t B = ctx.batch;
+  for (int k = 0; k < 4; ++k) {
+    herr_pushed_[k].assign(B, false);  // no reallocation once sized
+    for (int64_t b = 0; b < B; ++b) {
+      herr_pushed_[k][b] = hl::timescale_active(ctx.cycle[b], hist->count(b), k);
+    }
+    herr[k]->advance(herr_pushed_[k]);
+  }
+}
+
+void HierarchicalPredictorImpl::add_pending(torch::Tensor& field, const torch::Tensor& next,
+                                            const torch::Tensor& pending_update) {
+  if (options.fused()) {
+    field.copy_(next);
+    ops::hierarchy_apply_(field, pending);
+    return;
+  }
+  at::add_out(field, next, pending_update);  // one pass
 }
 
 torch::Tensor HierarchicalPredictorImpl::predict(const torch::Tensor& field) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -20,6 +21,9 @@ struct HierarchicalPredictorOptions {
   TORCH_ARG(int64_t, sensory_dim);
   TORCH_ARG(int64_t, resolution);
   TORCH_ARG(torch::Device, device) = torch::kCPU;
+  // The fast path (brain/FUSED.md): steps 2 and 7.10 as fieldbrain::hierarchy_observe_ and
+  // hierarchy_apply_ (brain/ops/hierarchy_learn.h), which create no tensor.
+  TORCH_ARG(bool, fused) = false;
 };
 
 class HierarchicalPredictorImpl : public torch::nn::Module {
@@ -32,8 +36,13 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
 
   // Step 2 with the field at cycle start. Always pushes the input to the history; for scored
   // robots computes the timescale errors, updates W and returns the pending update U_h
-  // [B,64,R,R,R] (zero for unscored robots and inactive timescales).
+  // [B,64,R,R,R] (zero for unscored robots and inactive timescales). Fused: the same in one
+  // operator, U_h kept as its few cubes in `pending`; returns an undefined tensor.
   torch::Tensor observe(const CycleContext& ctx, const torch::Tensor& field);
+
+  // Step 7.10: field = next + U_h, U_h being what observe returned (the fused path ignores it
+  // and adds its pending cubes after a copy: one pass over the field either way).
+  void add_pending(torch::Tensor& field, const torch::Tensor& next, const torch::Tensor& pending_update);
 
   // Step 9: hpred[k] = tanh(mean_xyz F[16k:16k+16] @ W[k]); returns the confidence of each
   // timescale cf [B,4] (from the error histories).
@@ -46,9 +55,17 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
   torch::Tensor hpred;  // [B,4,S]
   RingBuffer hist{nullptr};                 // sensory history, 1000 x [S]
   std::array<RingBuffer, 4> herr{{nullptr, nullptr, nullptr, nullptr}};  // 50 x scalar each
+  // Fused path only: per-robot scratch [B, ops::hierarchy::pending_width(S)] (channel means at
+  // cycle start, targets, the pending cubes; brain/ops/hierarchy_learn_math.h). Not state: not
+  // a buffer, rewritten every cycle; BrainGroup's row views follow it (scratch_of).
+  torch::Tensor pending;
 
  private:
+  void observe_fused(const CycleContext& ctx, const torch::Tensor& field);
+
   torch::Tensor timescale_confidence();  // cf [B,4] from the error histories
+
+  std::array<std::vector<bool>, 4> herr_pushed_;  // fused path: which robots pushed herr[k]
 };
 TORCH_MODULE(HierarchicalPredictor);
 

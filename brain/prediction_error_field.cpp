@@ -1,5 +1,6 @@
 #include "brain/prediction_error_field.h"
 
+#include "brain/ops/hierarchy_learn.h"
 #include "brain/sensor_sites.h"
 
 namespace fieldbrain {
@@ -14,6 +15,10 @@ PredictionErrorFieldImpl::PredictionErrorFieldImpl(PredictionErrorFieldOptions o
 }
 
 void PredictionErrorFieldImpl::update(const CycleContext& ctx, const torch::Tensor& e) {
+  if (options.fused()) {
+    ops::error_field_update_(e, ctx.facts, ef, has_ef, boost);
+    return;
+  }
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   // Signed mean error per site: sensors j with j mod 16 = i, summed in order of j.
   const int64_t n_sites = std::min<int64_t>(S, 16);

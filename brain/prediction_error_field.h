@@ -16,13 +16,17 @@ struct PredictionErrorFieldOptions {
   TORCH_ARG(int64_t, sensory_dim);
   TORCH_ARG(int64_t, resolution);
   TORCH_ARG(torch::Device, device) = torch::kCPU;
+  // The fast path (brain/FUSED.md): step 3 as fieldbrain::error_field_update_
+  // (brain/ops/hierarchy_learn.h), which creates no tensor.
+  TORCH_ARG(bool, fused) = false;
 };
 
 class PredictionErrorFieldImpl : public torch::nn::Module {
  public:
   explicit PredictionErrorFieldImpl(PredictionErrorFieldOptions options);
 
-  // Step 3 for the scored robots, from e = a - pred [B,S]; others keep their state.
+  // Step 3 for the scored robots, from e = a - pred [B,S]; others keep their state. Fused: e
+  // must be contiguous (it is read in place; only its scored robots' rows matter).
   void update(const CycleContext& ctx, const torch::Tensor& e);
 
   PredictionErrorFieldOptions options;

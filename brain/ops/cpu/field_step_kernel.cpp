@@ -51,14 +51,16 @@ float* thread_scratch(size_t floats) {
   return buffer.data();
 }
 
-// Scratch budget of one pass-1 task: 3 MiB (L2 is 2 MiB per core here, but thicker slabs
-// recompute less halo and measured faster at R = 64);
+// Scratch budget of one pass-1 task: 1.5 MiB, so that a task's scratch stays in a 2 MiB L2
+// with room for the planes it streams. At R = 32 that is a slab of 16 planes (1.4 MiB);
+// 32-plane slabs (2.7 MiB, what a 3 MiB budget gave every robot at B >= 2) measured ~15%
+// slower per plane on one thread and made B = 4 cost more than 4x B = 1.
 // FIELDBRAIN_OPS_SCRATCH_KIB overrides it (a tuning knob for other caches).
 size_t scratch_budget_floats() {
   static const size_t floats = [] {
     const char* env = std::getenv("FIELDBRAIN_OPS_SCRATCH_KIB");
     const long kib = env != nullptr ? std::atol(env) : 0;
-    return (kib > 0 ? static_cast<size_t>(kib) : size_t(3072)) * 1024 / sizeof(float);
+    return (kib > 0 ? static_cast<size_t>(kib) : size_t(1536)) * 1024 / sizeof(float);
   }();
   return floats;
 }

@@ -8,7 +8,8 @@
 //   repair and the clamp of channels 48..63. Writes Fn into `out` and the slab's max|Fn[0:48]|.
 //   Neighbours are recomputed from the input in a halo of 2 planes, so slabs are independent.
 //   Without a noise array (v.noise null) the slab makes the noise of each (channel, plane) it
-//   reads from v.noise_key with fill_normals, into its scratch.
+//   reads from v.noise_key with fill_normals, into its scratch, except the planes around slab
+//   boundaries, which the kernel makes once per call beforehand (HaloNoise below).
 // Pass 2 (task = one robot, one channel): the squash decided from the pass-1 maxima (tanh of
 //   channels 0..47 when max > 2) and the global periodic diffusion, in place in `out`,
 //   streaming the channel once with a window of three planes in scratch.

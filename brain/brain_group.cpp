@@ -14,10 +14,11 @@ std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
   const auto& p = *brain.parts_;
   // Per-robot scratch that exists on this path: the draws (eps_sp only on the reference
   // path: the fast field step makes its noise in the kernel), the fast path's read-out, the
-  // field step's scalars that the fused modulation fills and the hierarchy's pending update.
+  // field step's scalars that the fused modulation fills, the hierarchy's pending update and
+  // the fast field step's output.
   std::vector<torch::Tensor> scratch;
   for (const auto* t : {&p.eps_loc, &p.eps_sp, &p.eps_m, &p.eps_x, &p.readout,
-                        &p.modulation->step_scalars(), &p.hierarchy->pending}) {
+                        &p.modulation->step_scalars(), &p.hierarchy->pending, &p.dynamics->next}) {
     if (t->defined()) scratch.push_back(*t);
   }
   for (const auto& t : p.facts.tensors()) scratch.push_back(t);  // the static fact tables

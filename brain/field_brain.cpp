@@ -94,7 +94,10 @@ void FieldBrainImpl::build(bool draw_initial_state) {
       "attractors",
       RewardAttractors(RewardAttractorsOptions(B, config_.attractor_capacity, R).device(device_)));
   p.dynamics = register_module(
-      "dynamics", FieldDynamics(FieldDynamicsOptions(B, R).field_step(config_.field_step).device(device_)));
+      "dynamics", FieldDynamics(FieldDynamicsOptions(B, R)
+                                 .field_step(config_.field_step)
+                                 .fused(config_.field_step == "fast")
+                                 .device(device_)));
   p.pooling = register_module("pooling", SpatialPooling(SpatialPoolingOptions(B).device(device_)));
   const bool fast = config_.field_step == "fast";
   p.prediction = register_module(

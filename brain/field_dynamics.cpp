@@ -8,6 +8,7 @@
 #include "brain/field_step_script.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/philox.h"
+#include "brain/ops/spontaneous_wave.h"
 
 namespace fieldbrain {
 namespace {
@@ -147,6 +148,9 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
   auto r = torch::arange(R, opts);
   auto grid = torch::meshgrid({r, r, r}, "ij");
   coords = torch::stack({grid[0], grid[1], grid[2]}).contiguous();
+  if (options.fused() && options.field_step() != "fast") {
+    throw std::invalid_argument("FieldDynamics: fused needs field_step = \"fast\"");
+  }
   if (options.field_step() == "fast") {
     next = torch::empty({B, 64, R, R, R}, opts);
     if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
@@ -186,6 +190,10 @@ void FieldDynamicsImpl::init_robot(int64_t b, uint64_t seed) {
 }
 
 const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
+  if (options.fused()) {
+    ops::spontaneous_wave_out(wave_vectors, wave_mask, phi, wave);
+    return wave;
+  }
   const int64_t B = options.batch();
   const auto& c = coords;
   auto comp = [&](int64_t i) { return wave_vectors.select(2, i).reshape({B, 5, 1, 1, 1}); };

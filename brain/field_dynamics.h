@@ -42,6 +42,10 @@ struct FieldDynamicsOptions {
   // "script" (the built-in TorchScript step) or the path of an exported TorchScript step.
   TORCH_ARG(std::string, field_step) = "reference";
   TORCH_ARG(torch::Device, device) = torch::kCPU;
+  // The fused fast path (brain/FUSED.md): compute_wave runs fieldbrain::spontaneous_wave_out
+  // into the wave buffer instead of its ATen expression. Set by FieldBrainImpl::build when
+  // field_step = "fast".
+  TORCH_ARG(bool, fused) = false;
 };
 
 // Holds the per-robot wave vectors of the spontaneous activity (docs/cycle.md construction draws
@@ -54,7 +58,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
   // number of wave vectors, then the vectors.
   void init_robot(int64_t b, uint64_t seed);
 
-  // wave [B,R,R,R] for phases phi [B] (= 0.1 * cycle), written into the wave buffer.
+  // wave [B,R,R,R] for phases phi [B] (= 0.1 * cycle), written into the wave buffer: with
+  // fused() by the fieldbrain::spontaneous_wave_out operator (no tensor created), else by
+  // ATen ops (the reference expression the operator is tested against).
   const torch::Tensor& compute_wave(const torch::Tensor& phi);
 
   // Runs the configured field step (contract of field_step_reference).
@@ -74,7 +80,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor wave_mask;     // [B,5] 0/1
   torch::Tensor wave;          // [B,R,R,R] scratch
   torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
-  torch::Tensor next;          // [B,64,R,R,R] output of step_seeded (fast path only)
+  // [B,64,R,R,R] output of step_seeded (fast path only). Per-robot scratch, not a buffer:
+  // BrainGroupImpl::scratch_of lists it so a group's row views re-point it with the field.
+  torch::Tensor next;
 
  private:
   std::shared_ptr<class ScriptedFieldStep> script_;  // for "script" and .pt paths

@@ -186,10 +186,19 @@ TEST_CASE("philox_normal_out refuses a bad key or output with the problem named"
 
 TEST_CASE("field_step_seeded equals field_step fed the filled noise stream", "[philox][ops]") {
   // Bit-identical: the kernel makes each noise value with the same fill as philox_normal_out.
-  // R = 9: planes of 81 values start off Philox block boundaries. B = 1 on several threads:
-  // the robot is cut into slabs whose halo planes remake their neighbours' noise.
+  // R = 9: planes of 81 values start off Philox block boundaries. Fewer robots than threads:
+  // each robot is cut into slabs, and the noise of the planes around each slab boundary is
+  // made once before the slabs run (slabs of >= 4 planes) or by each slab that reads it.
+  // 5 threads: up to 5 slabs per robot, and both ways.
   const int64_t R = GENERATE(9, 16);
   const int64_t B = GENERATE(1, 2);
+  const int threads = GENERATE(0, 5);
+  const int threads_before = at::get_num_threads();
+  if (threads > 0) at::set_num_threads(threads);
+  struct Restore {
+    int n;
+    ~Restore() { at::set_num_threads(n); }
+  } restore{threads_before};
   CAPTURE(R, B, at::get_num_threads());
   const auto in = fieldbrain::ops::make_field_step_inputs(B, R, 900 + R, 1.0, -1);
   const auto key = key_of({{fieldbrain::robot_seed(42, 1), 5}, {fieldbrain::robot_seed(42, 2), 0x100000000ULL}})

@@ -14,6 +14,7 @@
 #include "brain/ops/cpu/isa_choice.h"
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_checks.h"
+#include "brain/ops/philox.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -51,14 +52,16 @@ float* thread_scratch(size_t floats) {
   return buffer.data();
 }
 
-// Scratch budget of one pass-1 task: 3 MiB (L2 is 2 MiB per core here, but thicker slabs
-// recompute less halo and measured faster at R = 64);
+// Scratch budget of one pass-1 task: 1.5 MiB, so that a task's scratch stays in a 2 MiB L2
+// with room for the planes it streams. At R = 32 that is a slab of 16 planes (1.4 MiB);
+// 32-plane slabs (2.7 MiB, what a 3 MiB budget gave every robot at B >= 2) measured ~15%
+// slower per plane on one thread and made B = 4 cost more than 4x B = 1.
 // FIELDBRAIN_OPS_SCRATCH_KIB overrides it (a tuning knob for other caches).
 size_t scratch_budget_floats() {
   static const size_t floats = [] {
     const char* env = std::getenv("FIELDBRAIN_OPS_SCRATCH_KIB");
     const long kib = env != nullptr ? std::atol(env) : 0;
-    return (kib > 0 ? static_cast<size_t>(kib) : size_t(3072)) * 1024 / sizeof(float);
+    return (kib > 0 ? static_cast<size_t>(kib) : size_t(1536)) * 1024 / sizeof(float);
   }();
   return floats;
 }
@@ -109,6 +112,27 @@ at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_
   const int64_t slabs = (R + planes - 1) / planes;
   // Per-call bookkeeping of the calling thread: [ef_max, ef_weight] per robot, one maximum per
   // pass-1 task, one squash flag per robot.
+  // The seeded noise of the slab-boundary bands (HaloNoise), made once here.
+  HaloNoise halo;
+  if (seeded && slabs > 1 && planes >= 4) {
+    thread_local std::vector<float> halo_buffer;  // grown on first use, then reused
+    const size_t floats = static_cast<size_t>(B * (slabs - 1) * 48 * 4 * R * R);
+    if (halo_buffer.size() < floats) halo_buffer.resize(floats);
+    float* data = halo_buffer.data();
+    at::parallel_for(0, B * (slabs - 1) * 48, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t c = t % 48, k = (t / 48) % (slabs - 1) + 1, b = t / (48 * (slabs - 1));
+        const int64_t first = k * planes - 2;
+        const int64_t n = (std::min(R, first + 4) - first) * R * R;  // the last band may be clipped
+        p.fill_normals(static_cast<uint64_t>(v.noise_key[2 * b]),
+                       static_cast<uint64_t>(v.noise_key[2 * b + 1]), philox::kStreamSpontaneous,
+                       static_cast<uint64_t>((c * R + first) * R * R), n, data + t * 4 * R * R);
+      }
+    });
+    halo.data = data;
+    halo.planes = planes;
+    halo.slabs = slabs;
+  }
   thread_local std::vector<float> meta;
   const size_t need = static_cast<size_t>(2 * B + B * slabs + B);
   if (meta.size() < need) meta.resize(need);
@@ -126,7 +150,7 @@ at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / slabs, x0 = (t % slabs) * planes;
       slab_max[t] = p.pass1_slab(v, b, x0, std::min(R, x0 + planes), ef_max[b], ef_weight[b],
-                                 scratch);
+                                 halo, scratch);
     }
   });
   // item 7: squash when max|Fn[0:48]| > 2, decided per robot

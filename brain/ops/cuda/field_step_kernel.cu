@@ -19,16 +19,29 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// Index math: a thread's global index (over B*48 or B*64 channels of V voxels) is 64-bit, and
+// one 64-bit division turns it into (channel, voxel); everything inside a channel is 32-bit
+// (voxel index, coordinates, their divisions and the stencils' neighbour offsets): the caller
+// refuses R > 1024, so R^3 <= 2^30 fits an int. Channel strides stay 64-bit (V is int64_t,
+// so c * V is a 64-bit product: 64 channels of 2^30 voxels would overflow an int).
 struct Dims {
-  int64_t B, R, P, V;
+  int64_t B, V;
+  int R, P;
 };
+
+// Voxel v of a channel as (x, y, z), 32-bit.
+struct Voxel {
+  int x, y, z;
+};
+__device__ __forceinline__ Voxel voxel_of(int v, const Dims& d) {
+  return {v / d.P, (v / d.R) % d.R, v % d.R};
+}
 
 __device__ __forceinline__ float sigmoidf_(float x) { return 1.f / (1.f + expf(-x)); }
 __device__ __forceinline__ float repair(float x) { return isnan(x) ? 0.f : x; }
 
 // Zero padding outside [0, R).
-__device__ __forceinline__ float at_or_zero(const float* ch, const Dims& d, int64_t x, int64_t y,
-                                            int64_t z) {
+__device__ __forceinline__ float at_or_zero(const float* ch, const Dims& d, int x, int y, int z) {
   if (x < 0 || y < 0 || z < 0 || x >= d.R || y >= d.R || z >= d.R) return 0.f;
   return ch[(x * d.R + y) * d.R + z];
 }
@@ -37,7 +50,7 @@ __global__ void ef_stats_kernel(const float* ef, float* stats, Dims d) {
   const int64_t b = blockIdx.x;
   const float* e = ef + b * d.V;
   float m = 0.f, s = 0.f;
-  for (int64_t i = threadIdx.x; i < d.V; i += blockDim.x) {
+  for (int i = threadIdx.x; i < static_cast<int>(d.V); i += blockDim.x) {
     const float a = fabsf(e[i]);
     m = fmaxf(m, a);
     s += a;
@@ -66,7 +79,9 @@ __global__ void x2_kernel(const float* field, const float* noise, const int64_t*
                           const float* wave, const float* scalars, float* x2, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= d.B * 48 * d.V) return;
-  const int64_t v = i % d.V, c = (i / d.V) % 48, b = i / (48 * d.V);
+  const int64_t chan = i / d.V;  // b * 48 + c
+  const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 48);
+  const int64_t b = chan / 48;
   const float* F = field + b * 64 * d.V;
   const float* D = F + 48 * d.V;
   const float* sc = scalars + b * 8;
@@ -85,15 +100,17 @@ __global__ void x2_kernel(const float* field, const float* noise, const int64_t*
           ? noise[i]
           : philox::normal(static_cast<uint64_t>(noise_key[2 * b]),
                            static_cast<uint64_t>(noise_key[2 * b + 1]), philox::kStreamSpontaneous,
-                           static_cast<uint64_t>(c * d.V + v));
+                           static_cast<uint64_t>(c) * static_cast<uint64_t>(d.V) + static_cast<uint64_t>(v));
   x2[i] = x1 + (0.001f * eps + 0.001f * wave[b * d.V + v]) * drive;
 }
 
 __global__ void x3_kernel(const float* field, const float* x2, float* x3, float* aq, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= d.B * 48 * d.V) return;
-  const int64_t v = i % d.V, b = i / (48 * d.V);
-  const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+  const int64_t chan = i / d.V;  // b * 48 + c
+  const int v = static_cast<int>(i - chan * d.V);
+  const int64_t b = chan / 48;
+  const auto [x, y, z] = voxel_of(v, d);
   const float* D = field + (b * 64 + 48) * d.V;
   const float* ch = x2 + (i - v);
   const float c = ch[v];
@@ -117,9 +134,9 @@ __global__ void x4_kernel(const float* field, const float* ef, const float* scal
   float local_max = 0.f;
   int64_t b = 0;
   if (i < d.B * d.V) {
-    const int64_t v = i % d.V;
     b = i / d.V;
-    const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+    const int v = static_cast<int>(i - b * d.V);
+    const auto [x, y, z] = voxel_of(v, d);
     const float* D = field + (b * 64 + 48) * d.V;
     const float* sc = scalars + b * 8;
     const float explore = sc[2], sigma = sc[3];
@@ -127,7 +144,7 @@ __global__ void x4_kernel(const float* field, const float* ef, const float* scal
     const float cc = ((((D[8 * d.V + v] + D[9 * d.V + v]) + D[10 * d.V + v]) + D[11 * d.V + v]) / 4.f) *
                      sigmoidf_(D[13 * d.V + v]);
     float s_abs = 0.f, s_sum = 0.f, s_sq = 0.f, s_small = 0.f;
-    for (int64_t c = 0; c < 48; ++c) {
+    for (int c = 0; c < 48; ++c) {
       const float* a = aq + (b * 48 + c) * d.V;
       float box = 0.f;
       for (int dx = -1; dx <= 1; ++dx)
@@ -170,11 +187,13 @@ __global__ void x4_kernel(const float* field, const float* ef, const float* scal
 __global__ void diffuse_kernel(const float* fn, const float* stats, float* out, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= d.B * 64 * d.V) return;
-  const int64_t v = i % d.V, c = (i / d.V) % 64, b = i / (64 * d.V);
-  const int64_t x = v / d.P, y = (v / d.R) % d.R, z = v % d.R;
+  const int64_t chan = i / d.V;  // b * 64 + c
+  const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 64);
+  const int64_t b = chan / 64;
+  const auto [x, y, z] = voxel_of(v, d);
   const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
   const float* ch = fn + (i - v);
-  auto val = [&](int64_t xx, int64_t yy, int64_t zz) {
+  auto val = [&](int xx, int yy, int zz) {
     xx = (xx + d.R) % d.R;
     yy = (yy + d.R) % d.R;
     zz = (zz + d.R) % d.R;
@@ -202,9 +221,9 @@ int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   Dims d;
   d.B = a.batch;
-  d.R = a.resolution;
+  d.R = static_cast<int>(a.resolution);  // <= 1024 (checked by the caller)
   d.P = d.R * d.R;
-  d.V = d.P * d.R;
+  d.V = static_cast<int64_t>(d.P) * d.R;
   float* fn = a.workspace;                   // [B,64,V]; X2 lives in its first 48 channels' space
   float* x2 = fn;                            // [B,48,V] packed (consumed before fn is written)
   float* x3 = fn + d.B * 64 * d.V;           // [B,48,V]

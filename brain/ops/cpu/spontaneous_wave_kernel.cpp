@@ -1,0 +1,58 @@
+// CPU kernel of fieldbrain::spontaneous_wave_out: at::parallel_for over (robot, x plane); each
+// task builds the robot's per-axis sine tables (spontaneous_wave_math.h) on the stack and
+// writes its plane row by row. Allocates nothing.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <algorithm>
+
+#include "brain/ops/spontaneous_wave.h"
+#include "brain/ops/spontaneous_wave_math.h"
+
+namespace fieldbrain {
+namespace ops {
+namespace cpu {
+namespace {
+
+void spontaneous_wave_out_cpu(const at::Tensor& wave_vectors, const at::Tensor& wave_mask,
+                              const at::Tensor& phase, at::Tensor& wave) {
+  const auto [B, R] =
+      check_spontaneous_wave_args(wave_vectors, wave_mask, phase, wave, c10::DeviceType::CPU);
+  if (B == 0 || R == 0) return;
+  const float* wv = wave_vectors.data_ptr<float>();
+  const float* mask = wave_mask.data_ptr<float>();
+  const float* ph = phase.data_ptr<float>();
+  const int64_t ph_stride = phase.stride(0);
+  float* out = wave.data_ptr<float>();
+  const int r = static_cast<int>(R);
+  // Planes are cheap (R^2 multiply-adds per wave): a grain of several planes per task.
+  const int64_t grain = std::max<int64_t>(1, 4096 / (R * R));
+  at::parallel_for(0, B * R, grain, [&](int64_t begin, int64_t end) {
+    // 6 kMaxWaves R floats of tables: on the stack up to R = 1024 (120 KiB).
+    constexpr int kMaxR = 1024;
+    float tables[6 * wave::kMaxWaves * kMaxR];
+    int64_t robot = -1;
+    int n = 0;
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / R;
+      const int x = static_cast<int>(t % R);
+      if (b != robot) {
+        n = wave::wave_axis_tables(wv + b * wave::kMaxWaves * 3, mask + b * wave::kMaxWaves,
+                                   ph[b * ph_stride], r, tables);
+        robot = b;
+      }
+      float* plane = out + (b * R + x) * R * R;
+      for (int y = 0; y < r; ++y) wave::wave_row(tables, n, r, x, y, plane + y * R);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace ops
+}  // namespace fieldbrain
+
+TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
+  m.impl("spontaneous_wave_out", TORCH_FN(fieldbrain::ops::cpu::spontaneous_wave_out_cpu));
+}

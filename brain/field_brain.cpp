@@ -161,7 +161,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
   stages_.start();
-  const int64_t B = batch(), S = config_.sensory_dim, M = config_.motor_dim;
+  const int64_t B = batch(), S = config_.sensory_dim;
   Parts& p = *parts_;
 
   // The fast path runs fused operators that read their per-robot decisions from the tables.
@@ -211,7 +211,6 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     v[kValueReward] = r[b];
     v[kValuePhase] = static_cast<float>(0.1 * static_cast<double>(n[b]));
   }
-  p.facts.upload();
   ctx.facts = p.facts.device;
   ctx.value_facts = p.facts.values;
   ctx.sensors = p.facts.sensors;
@@ -219,7 +218,39 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   ctx.scored_f = p.facts.values.select(1, kValueScored);
   ctx.reward_d = p.facts.values.select(1, kValueReward);
   ctx.phase = p.facts.values.select(1, kValuePhase);
+  if (fast) {
+    // The fused parts' host bookkeeping (ring counts, cycles without input), all of it here,
+    // before their launches: those read this cycle's counts from the tables filled above, so
+    // the device part below is host-free and a CUDA graph can replay it.
+    p.hierarchy->advance_host(ctx);
+    p.imprint->advance_host(ctx);
+    p.modulation->advance_host(ctx);
+    p.prediction->advance_host(ctx);
+  }
   stages_.mark("inputs");
+  // Everything from here to the motors is device work: on CUDA's fast path it is captured once
+  // as a graph and replayed every later cycle (brain/cycle_graph.h).
+  const auto device_part = [&] { device_cycle(ctx); };
+  if (fast && device_.is_cuda()) {
+    graph_->run(B, device_part);
+  } else {
+    device_part();
+  }
+
+  // 12. Finish: the host counter, then the cycle's one device->host copy.
+  int64_t* completed = cycles_.data_ptr<int64_t>();  // a host counter: no tensor op
+  for (int64_t b = 0; b < B; ++b) completed[b] += 1;
+  SyncCounter::copy_to_host(parts_->motors->motor, motors_out);
+  stages_.mark("finish");
+  last_cycle_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void FieldBrainImpl::device_cycle(const CycleContext& ctx) {
+  const int64_t M = config_.motor_dim;
+  const bool fast = config_.field_step == "fast";
+  Parts& p = *parts_;
+  p.facts.upload();
 
   // The cycle's small draws from the robots' (seed, cycle) on the device; eps_loc and eps_sp
   // only where the imprint and the field step do not make them themselves (docs/cycle.md
@@ -234,15 +265,21 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   auto& F = field_;
   // 1-3: score, hierarchical errors (with the field at cycle start), error field.
   const auto e = p.prediction->score(ctx, p.pooling->n_active);
-  const auto pending = p.hierarchy->observe(ctx, F);
+  // On the fast path each fused part only launches here: its host bookkeeping ran in
+  // run_cycle before the device part.
+  torch::Tensor pending;  // the reference path's U_h (the fused hierarchy keeps its own)
+  if (fast) {
+    p.hierarchy->launch_observe(ctx, F);
+  } else {
+    pending = p.hierarchy->observe(ctx, F);
+  }
   p.error_field->update(ctx, e);
   stages_.mark("score+hierarchy");
   // 4-6: imprint, modulation, reward attractors.
-  const auto imprinted = p.imprint->apply(
-      ctx, F,
-      {p.prediction->conf, p.error_field->has_ef, p.error_field->boost, p.modulation->prev_imp,
-       p.modulation->prev_amp},
-      p.eps_loc, noise_key_);
+  const ImprintDrive drive{p.prediction->conf, p.error_field->has_ef, p.error_field->boost,
+                           p.modulation->prev_imp, p.modulation->prev_amp};
+  const auto imprinted = fast ? p.imprint->launch_fused(ctx, F, drive, noise_key_)
+                              : p.imprint->apply(ctx, F, drive, p.eps_loc, noise_key_);
   stages_.mark("imprint");
   const bool fused = p.readout.defined();
   torch::Tensor activity_stats;  // mean|F[0:48]|, var(F[0:48]) from the read-out (fast path)
@@ -251,8 +288,13 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     const int64_t first = ops::kReadoutSummary + ops::kSummaryActivityAbsMean;
     activity_stats = p.readout.slice(1, first, first + 2);
   }
-  p.modulation->update(ctx, F, p.prediction->last_err, activity_stats, p.error_field->has_ef,
-                       p.error_field->boost);
+  if (fast) {
+    p.modulation->launch_update(ctx, F, p.prediction->last_err, activity_stats,
+                                p.error_field->has_ef, p.error_field->boost);
+  } else {
+    p.modulation->update(ctx, F, p.prediction->last_err, activity_stats, p.error_field->has_ef,
+                         p.error_field->boost);
+  }
   if (fast) {
     p.attractors->record_planned(F, ctx.facts.select(1, kFactAttractorSlot));
   } else {
@@ -285,8 +327,8 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   // 8-11: pooling, prediction, motors, echo.
   if (fused) {  // one pass over F for every statistic of steps 8-10, then one operator for 8-11
     ops::field_readout_out(F, p.readout);
-    p.prediction->predict_and_act(ctx, p.readout, *p.hierarchy, *p.pooling, *p.motors, *p.echo,
-                                  mod.explore, noise_key_, F);
+    p.prediction->launch_predict_and_act(ctx, p.readout, *p.hierarchy, *p.pooling, *p.motors,
+                                         *p.echo, mod.explore, noise_key_, F);
     stages_.mark("pooling+prediction");
   } else {
     p.pooling->update(F);
@@ -294,12 +336,8 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     stages_.mark("pooling+prediction");
     p.echo->apply(F, p.motors->generate(F, mod.explore, p.eps_m, p.eps_x));
   }
-  const auto& motor = p.motors->motor;
   stages_.mark("motors");
 
-  // 12. Finish.
-  int64_t* completed = cycles_.data_ptr<int64_t>();  // a host counter: no tensor op
-  for (int64_t b = 0; b < B; ++b) completed[b] += 1;
   noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
   // Telemetry columns copied in place (a stack would make a tensor every cycle).
   const std::pair<TelemetryColumn, const torch::Tensor*> columns[] = {
@@ -310,10 +348,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
       {kTeleSigma, &mod.sigma},               {kTeleActiveCells, &p.pooling->n_active},
       {kTeleImprintApplied, &imprinted}};
   for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
-  SyncCounter::copy_to_host(motor, motors_out);  // the cycle's one device->host copy
-  stages_.mark("finish");
-  last_cycle_ms_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stages_.mark("telemetry");
 }
 
 torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& brains,

@@ -25,6 +25,8 @@
 
 namespace fieldbrain {
 
+struct CycleContext;
+
 // splitmix64 finaliser of docs/cycle.md "Randomness": the Philox seed of robot `key`.
 uint64_t robot_seed(uint64_t seed, uint64_t key);
 
@@ -88,6 +90,9 @@ class FieldBrainImpl : public torch::nn::Module {
   void build(bool draw_initial_state);
   // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]).
   void run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
+  // The cycle's device part, from uploading the fact tables to the motors and the telemetry in
+  // their device buffers (on the fast path: host-free, what brain/cycle_graph.h captures).
+  void device_cycle(const CycleContext& ctx);
 
   BrainConfig config_;
   std::vector<uint64_t> keys_;

@@ -111,8 +111,16 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
 }
 
 void HierarchicalPredictorImpl::observe_fused(const CycleContext& ctx, const torch::Tensor& field) {
+  launch_observe(ctx, field);
+  advance_host(ctx);
+}
+
+void HierarchicalPredictorImpl::launch_observe(const CycleContext& ctx, const torch::Tensor& field) {
   ops::hierarchy_observe_(field, ctx.sensors, ctx.facts, hpred, hist->data, herr[0]->data,
                           herr[1]->data, herr[2]->data, herr[3]->data, W, pending);
+}
+
+void HierarchicalPredictorImpl::advance_host(const CycleContext& ctx) {
   // The rings' host counts, advanced as the kernel pushed (brain/ops/hierarchy_learn.h).
   hist->advance();
   const int64_t B = ctx.batch;

@@ -60,6 +60,12 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
   // a buffer, rewritten every cycle; BrainGroup's row views follow it (scratch_of).
   torch::Tensor pending;
 
+  // The fused step 2 split in two for a graph-captured cycle (brain/cycle_graph.h): the
+  // operator launch (device work only) and the host's ring-count bookkeeping that follows it.
+  // observe() on a fused module does both.
+  void launch_observe(const CycleContext& ctx, const torch::Tensor& field);
+  void advance_host(const CycleContext& ctx);
+
  private:
   void observe_fused(const CycleContext& ctx, const torch::Tensor& field);
 

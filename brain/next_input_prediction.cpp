@@ -64,13 +64,24 @@ void NextInputPredictionImpl::predict_and_act(const CycleContext& ctx, const tor
                                               MotorGenerationImpl& motors, const MotorEchoImpl& echo,
                                               const torch::Tensor& explore,
                                               const torch::Tensor& noise_key, torch::Tensor& field) {
+  launch_predict_and_act(ctx, readout, hierarchy, pooling, motors, echo, explore, noise_key, field);
+  advance_host(ctx);
+}
+
+void NextInputPredictionImpl::advance_host(const CycleContext&) {
+  recent->advance();  // the kernel wrote slot count mod 3 for every robot (FUSED.md rule 4)
+}
+
+void NextInputPredictionImpl::launch_predict_and_act(
+    const CycleContext& ctx, const torch::Tensor& readout, HierarchicalPredictorImpl& hierarchy,
+    SpatialPoolingImpl& pooling, MotorGenerationImpl& motors, const MotorEchoImpl& echo,
+    const torch::Tensor& explore, const torch::Tensor& noise_key, torch::Tensor& field) {
   TORCH_CHECK(options.fused(), "NextInputPrediction::predict_and_act needs the fused option");
   ops::prediction_act(readout, ctx.facts, noise_key, ctx.sensors, hierarchy.W,
                       hierarchy.herr[0]->data, hierarchy.herr[1]->data, hierarchy.herr[2]->data,
                       hierarchy.herr[3]->data, explore, echo.lin(), recent->data, pooling.active,
                       pooling.n_active, pooling.temporal, hierarchy.hpred, pred, pc, motors.motor,
                       field);
-  recent->advance();  // the kernel wrote slot count mod 3 for every robot (FUSED.md rule 4)
 }
 
 void NextInputPredictionImpl::predict_with(const CycleContext& ctx, const torch::Tensor& cf,

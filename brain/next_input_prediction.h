@@ -51,6 +51,15 @@ class NextInputPredictionImpl : public torch::nn::Module {
                        const torch::Tensor& explore, const torch::Tensor& noise_key,
                        torch::Tensor& field);
 
+  // predict_and_act in two halves for a graph-captured cycle (brain/cycle_graph.h): the
+  // operator launch (device work only) and the recent ring's count update.
+  void launch_predict_and_act(const CycleContext& ctx, const torch::Tensor& readout,
+                              HierarchicalPredictorImpl& hierarchy, SpatialPoolingImpl& pooling,
+                              MotorGenerationImpl& motors, const MotorEchoImpl& echo,
+                              const torch::Tensor& explore, const torch::Tensor& noise_key,
+                              torch::Tensor& field);
+  void advance_host(const CycleContext& ctx);
+
   NextInputPredictionOptions options;
   RingBuffer recent{nullptr};  // last 3 inputs
   torch::Tensor pred;          // [B,S] prediction of the next input

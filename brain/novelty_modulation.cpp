@@ -176,10 +176,21 @@ void NoveltyModulationImpl::update_fused(const CycleContext& ctx, const torch::T
     throw std::invalid_argument(
         "NoveltyModulation::update (fused): activity_stats, has_ef and boost are required");
   }
+  launch_update(ctx, field, last_err, activity_stats, has_ef, boost);
+  advance_host(ctx);
+}
+
+void NoveltyModulationImpl::launch_update(const CycleContext& ctx, const torch::Tensor& field,
+                                          const torch::Tensor& last_err,
+                                          const torch::Tensor& activity_stats,
+                                          const torch::Tensor& has_ef, const torch::Tensor& boost) {
   // The kernel takes every per-robot decision from ctx.facts (the ring counts and the cycles
   // without input before this cycle); the host then makes the same count updates.
   ops::novelty_modulation_(field, last_err, activity_stats, ctx.facts, ctx.value_facts, has_ef,
                            boost, nov->data, nov_ts, perr->data, pimp->data, state_, step_scalars_);
+}
+
+void NoveltyModulationImpl::advance_host(const CycleContext& ctx) {
   const int64_t B = options.batch();
   nov->advance();
   perr->advance();

@@ -65,6 +65,13 @@ class NoveltyModulationImpl : public torch::nn::Module {
   torch::Tensor si, sc, plateau, sigma, prev_imp, prev_amp;
   torch::Tensor novelty, drive, explore, amp, imp, decay, info;
 
+ // The fused update in two halves for a graph-captured cycle (brain/cycle_graph.h): the
+  // operator launch (device work only) and the host's ring-count and cwi bookkeeping.
+  void launch_update(const CycleContext& ctx, const torch::Tensor& field,
+                     const torch::Tensor& last_err, const torch::Tensor& activity_stats,
+                     const torch::Tensor& has_ef, const torch::Tensor& boost);
+  void advance_host(const CycleContext& ctx);
+
  private:
   void update_fused(const CycleContext& ctx, const torch::Tensor& field,
                     const torch::Tensor& last_err, const torch::Tensor& activity_stats,

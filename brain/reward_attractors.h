@@ -46,7 +46,7 @@ class RewardAttractorsImpl : public torch::nn::Module {
   torch::Tensor age;       // [B,A] int64 CPU
   torch::Tensor valid;     // [B,A] int64 CPU 0/1
   torch::Tensor written;   // [B] int64 CPU: attractors ever recorded
-  // Scratch of pull_planned, [B, 1+2A] float64 on the device (not saved).
+  // Scratch of pull_planned, [B, 64(1+2A)] float64 on the device (not saved).
   torch::Tensor workspace;
 };
 TORCH_MODULE(RewardAttractors);

@@ -95,12 +95,22 @@ torch::Tensor SensoryImprintImpl::apply(const CycleContext& ctx, torch::Tensor& 
 
 torch::Tensor SensoryImprintImpl::apply_fused(const CycleContext& ctx, torch::Tensor& field,
                                               const ImprintDrive& drive, const torch::Tensor& noise_key) {
+  launch_fused(ctx, field, drive, noise_key);
+  advance_host(ctx);
+  return strength_;
+}
+
+void SensoryImprintImpl::advance_host(const CycleContext& ctx) {
+  map->advance(ctx.has_input);  // the kernel wrote slot count mod 100 where there was input
+}
+
+torch::Tensor SensoryImprintImpl::launch_fused(const CycleContext& ctx, torch::Tensor& field,
+                                               const ImprintDrive& drive, const torch::Tensor& noise_key) {
   TORCH_CHECK(options.fused(), "SensoryImprint::apply_fused: the module was built without fused");
   const std::array<at::Tensor, ops::kDriveTerms> terms{drive.conf, drive.has_ef, drive.boost,
                                                        drive.prev_imp, drive.prev_amp};
   ops::sensory_imprint_(field, occ, map->data, map_loc, strength_, work_, plane_argmax_,
                         ctx.sensors, ctx.facts, ctx.value_facts, terms, noise_key, tables_);
-  map->advance(ctx.has_input);  // the kernel wrote slot count mod 100 where there was input
   return strength_;
 }
 

@@ -46,6 +46,11 @@ class SensoryImprintImpl : public torch::nn::Module {
   // advances the map ring for the robots with input.
   torch::Tensor apply_fused(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
                             const torch::Tensor& noise_key);
+  // apply_fused in two halves for a graph-captured cycle (brain/cycle_graph.h): the operator
+  // launch (device work only; returns the strength buffer) and the map ring's count update.
+  torch::Tensor launch_fused(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
+                             const torch::Tensor& noise_key);
+  void advance_host(const CycleContext& ctx);
 
   // Per-robot scratch of the fused operator (robot on dimension 0, not state: BrainGroup's row
   // views must follow it); empty unless fused.

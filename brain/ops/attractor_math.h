@@ -16,9 +16,14 @@ enum AttractorWeightColumn : int {
   kAttractorWeightColumns = 2,
 };
 
-// Sums a robot's pull needs, in the workspace row [1 + 2A] (double): |F|^2, then per slot
-// F.P and |P|^2.
-FIELDBRAIN_HOST_DEVICE constexpr int attractor_workspace_width(int slots) { return 1 + 2 * slots; }
+// The sums a robot's pull needs, per channel (double): |F|^2, then per slot F.P and |P|^2.
+// Kept per channel and added in channel order, so the result does not depend on how the
+// work was spread over threads (CPU) or blocks (CUDA): eager and graph runs agree exactly.
+FIELDBRAIN_HOST_DEVICE constexpr int attractor_sums_width(int slots) { return 1 + 2 * slots; }
+// The workspace row of one robot: 64 channels of sums.
+FIELDBRAIN_HOST_DEVICE constexpr int attractor_workspace_width(int slots) {
+  return 64 * attractor_sums_width(slots);
+}
 
 // The coefficient of (P - F) for one slot: weight * gate(cos), cos = F.P / max(|F| |P|, 1e-8)
 // (cosine_similarity with eps = 1e-8), gate = (1 + cos)/2 for valence > 0, (1 - cos)/2 below.

@@ -4,7 +4,7 @@
 //     robot b with slot[b] >= 0, bank[b, slot[b]] = field[b]. Robots with slot -1 are untouched.
 //   fieldbrain::attractor_pull_(Tensor(a!) field, Tensor bank, Tensor weights,
 //                               Tensor(b!) workspace) -> ()
-//     weights [B,A,2] float32 (brain/ops/attractor_math.h), workspace [B, 1+2A] float64 scratch:
+//     weights [B,A,2] float32 (brain/ops/attractor_math.h), workspace [B, 64(1+2A)] float64 scratch:
 //     field[b] += sum over slots j with weight != 0 of (bank[b,j] - field[b]) * coefficient_j,
 //     every coefficient from the same field (the one before any pull).
 // Both run the same launches whatever the table holds (a slot's weight, not the host, decides

@@ -19,9 +19,9 @@
 namespace fieldbrain::test {
 namespace {
 
-constexpr int64_t kB = 3, kS = 24, kR = 8;
+constexpr int64_t kHierB = 3, kHierS = 24, kHierR = 8;
 // Means are accumulated in double by the kernels and in float by ATen: they agree to rounding.
-constexpr double kTolerance = 1e-5;
+constexpr double kHierTolerance = 1e-5;
 
 // Cycle i's per-robot inputs (all on the CPU, deterministic): sensors with varying amplitude
 // (robot 0 silent for a stretch, so n >= 1 with no input is covered), the field at cycle start,
@@ -35,12 +35,12 @@ CycleInputs inputs_of(int64_t i) {
   torch::manual_seed(1000 + i);
   CycleInputs in;
   const double amp = 0.02 + 0.6 * static_cast<double>(i % 7) / 6.0;
-  in.sensors = (torch::rand({kB, kS}) * 2 - 1) * amp + 0.05 * std::sin(0.1 * i);
+  in.sensors = (torch::rand({kHierB, kHierS}) * 2 - 1) * amp + 0.05 * std::sin(0.1 * i);
   if (i >= 20 && i < 30) in.sensors[0].zero_();
-  in.field = torch::randn({kB, 64, kR, kR, kR}) * 0.3 + 0.01 * static_cast<double>(i % 5);
-  in.pred = torch::rand({kB, kS}) * 0.8 - 0.4;
-  in.next = torch::randn({kB, 64, kR, kR, kR});
-  for (int64_t b = 0; b < kB; ++b) in.reward.push_back(((i + b) % 9 == 0) ? (b % 2 ? -0.6f : 0.7f) : 0.0f);
+  in.field = torch::randn({kHierB, 64, kHierR, kHierR, kHierR}) * 0.3 + 0.01 * static_cast<double>(i % 5);
+  in.pred = torch::rand({kHierB, kHierS}) * 0.8 - 0.4;
+  in.next = torch::randn({kHierB, 64, kHierR, kHierR, kHierR});
+  for (int64_t b = 0; b < kHierB; ++b) in.reward.push_back(((i + b) % 9 == 0) ? (b % 2 ? -0.6f : 0.7f) : 0.0f);
   return in;
 }
 
@@ -53,18 +53,18 @@ struct Side {
   torch::Device device;
 
   Side(bool fused, const torch::Device& where) : device(where) {
-    hierarchy = HierarchicalPredictor(HierarchicalPredictorOptions(kB, kS, kR).device(where).fused(fused));
-    error_field = PredictionErrorField(PredictionErrorFieldOptions(kB, kS, kR).device(where).fused(fused));
-    for (int64_t b = 0; b < kB; ++b) hierarchy->init_robot(b, 77 + 5 * b);
-    facts.allocate(kB, kS, where);
+    hierarchy = HierarchicalPredictor(HierarchicalPredictorOptions(kHierB, kHierS, kHierR).device(where).fused(fused));
+    error_field = PredictionErrorField(PredictionErrorFieldOptions(kHierB, kHierS, kHierR).device(where).fused(fused));
+    for (int64_t b = 0; b < kHierB; ++b) hierarchy->init_robot(b, 77 + 5 * b);
+    facts.allocate(kHierB, kHierS, where);
   }
 
   CycleContext context(int64_t cycle, const CycleInputs& in) {
     CycleContext ctx;
-    ctx.batch = kB;
-    std::copy(in.sensors.data_ptr<float>(), in.sensors.data_ptr<float>() + kB * kS,
+    ctx.batch = kHierB;
+    std::copy(in.sensors.data_ptr<float>(), in.sensors.data_ptr<float>() + kHierB * kHierS,
               facts.sensors_host.data_ptr<float>());
-    for (int64_t b = 0; b < kB; ++b) {
+    for (int64_t b = 0; b < kHierB; ++b) {
       ctx.cycle.push_back(cycle);
       ctx.scored.push_back(cycle >= 1);
       const bool has_input = in.sensors[b].abs().max().item<float>() > 0.01f;
@@ -112,7 +112,7 @@ struct Side {
 void require_same_state(Side& ref, Side& fused, const torch::Tensor& out_ref,
                         const torch::Tensor& out_fused, int64_t cycle) {
   INFO("cycle " << cycle);
-  for (int64_t b = 0; b < kB; ++b) {
+  for (int64_t b = 0; b < kHierB; ++b) {
     REQUIRE(fused.hierarchy->hist->count(b) == ref.hierarchy->hist->count(b));
     for (int k = 0; k < 4; ++k) REQUIRE(fused.hierarchy->herr[k]->count(b) == ref.hierarchy->herr[k]->count(b));
   }
@@ -131,7 +131,7 @@ void require_same_state(Side& ref, Side& fused, const torch::Tensor& out_ref,
   for (const auto& [name, t] : pairs) {
     const double d = max_diff(t.first.cpu(), t.second.cpu());
     INFO(name << " differs by " << d);
-    REQUIRE(d <= kTolerance);
+    REQUIRE(d <= kHierTolerance);
   }
 }
 
@@ -149,8 +149,8 @@ TEST_CASE("The fused hierarchy and error-field operators follow the ATen steps 2
     const auto out_fused = fused.step(i, in);
     require_same_state(ref, fused, out_ref, out_fused, i);
     const float* row = fused.hierarchy->pending.data_ptr<float>();
-    const int64_t width = ops::hierarchy::pending_width(kS);
-    for (int64_t b = 0; b < kB; ++b) {
+    const int64_t width = ops::hierarchy::pending_width(kHierS);
+    for (int64_t b = 0; b < kHierB; ++b) {
       for (int k = 0; k < 4; ++k) {
         const float s = row[b * width + ops::hierarchy::kPendingSpread + k];
         if (s > 0) {
@@ -191,14 +191,14 @@ TEST_CASE("The fused hierarchy operators refuse non-contiguous or misshapen argu
   Side fused(true, torch::kCPU);
   const auto in = inputs_of(1);
   const auto ctx = fused.context(1, in);
-  const auto strided = torch::zeros({kB, 2 * kS}).slice(1, 0, kS, 2);
+  const auto strided = torch::zeros({kHierB, 2 * kHierS}).slice(1, 0, kHierS, 2);
   REQUIRE_THROWS_WITH(fused.error_field->update(ctx, strided), Catch::Contains("contiguous"));
-  REQUIRE_THROWS_WITH(fused.hierarchy->observe(ctx, torch::zeros({kB, 63, kR, kR, kR})),
+  REQUIRE_THROWS_WITH(fused.hierarchy->observe(ctx, torch::zeros({kHierB, 63, kHierR, kHierR, kHierR})),
                       Catch::Contains("field"));
-  const auto strided_field = torch::zeros({kB, 64, kR, kR, 2 * kR}).slice(4, 0, kR);
+  const auto strided_field = torch::zeros({kHierB, 64, kHierR, kHierR, 2 * kHierR}).slice(4, 0, kHierR);
   REQUIRE_THROWS_WITH(ops::hierarchy_apply_(strided_field, fused.hierarchy->pending),
                       Catch::Contains("contiguous"));
-  REQUIRE_THROWS_WITH(ops::hierarchy_apply_(torch::zeros({kB + 1, 64, kR, kR, kR}),
+  REQUIRE_THROWS_WITH(ops::hierarchy_apply_(torch::zeros({kHierB + 1, 64, kHierR, kHierR, kHierR}),
                                             fused.hierarchy->pending),
                       Catch::Contains("shape"));
 }

@@ -1,6 +1,7 @@
 // CPU kernels of fieldbrain::attractor_record_ / attractor_pull_ (brain/ops/attractor_pull.h):
-// at::parallel_for over channels; per-thread scratch for the pull's partial sums, grown on
-// first use, so the steady state allocates nothing.
+// at::parallel_for over channels. The pull's per-channel sums go to the caller's workspace and
+// are added in channel order; the list of pulling slots is per-thread scratch grown on first
+// use, so the steady state allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
@@ -35,76 +36,66 @@ void attractor_record_cpu(at::Tensor& bank, const at::Tensor& field, const at::T
   });
 }
 
+// sum over [0, n) of x[i] * y[i]: float runs of 256, added in double.
+double dot(const float* x, const float* y, int64_t n) {
+  double total = 0.0;
+  for (int64_t i = 0; i < n; i += 256) {
+    float s = 0.f;
+    for (int64_t k = i; k < std::min(n, i + 256); ++k) s += x[k] * y[k];
+    total += s;
+  }
+  return total;
+}
+
 void attractor_pull_cpu(at::Tensor& field, const at::Tensor& bank, const at::Tensor& weights,
                         at::Tensor& workspace) {
   const auto shape = check_attractor_pull_args(field, bank, weights, workspace, c10::DeviceType::CPU);
   const int64_t B = shape.batch, A = shape.slots, V = shape.resolution * shape.resolution * shape.resolution;
-  const int width = attractor_workspace_width(static_cast<int>(A));
+  const int width = attractor_sums_width(static_cast<int>(A));
   float* F = field.data_ptr<float>();
   const float* bank_p = bank.data_ptr<float>();
   const float* w = weights.data_ptr<float>();
-  double* sums = workspace.data_ptr<double>();
+  double* sums_p = workspace.data_ptr<double>();
   thread_local std::vector<int64_t> live;  // the slots that pull, of the robot at hand
-  thread_local std::vector<double> partial;  // [64 channels][width]
   thread_local std::vector<float> coef;
   for (int64_t b = 0; b < B; ++b) {
     live.clear();
     for (int64_t j = 0; j < A; ++j) {
       if (w[(b * A + j) * kAttractorWeightColumns + kAttractorWeight] != 0.f) live.push_back(j);
     }
-    double* row = sums + b * width;
-    for (int i = 0; i < width; ++i) row[i] = 0.0;
     if (live.empty()) continue;
     const int64_t L = static_cast<int64_t>(live.size());
-    if (partial.size() < static_cast<size_t>(64 * width)) partial.resize(64 * width);
     float* Fb = F + b * 64 * V;
     const float* Pb = bank_p + b * A * 64 * V;
+    double* sums = sums_p + b * 64 * width;
     // The worker threads see other thread_local instances: hand them this thread's arrays.
     const int64_t* slots = live.data();
-    double* partials = partial.data();
-    // Pass 1: |F|^2, F.P_j and |P_j|^2 per channel (float partials per run of 256, summed in double).
+    // Pass 1: per channel, |F|^2, F.P_j and |P_j|^2.
     at::parallel_for(0, 64, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        double* part = partials + c * width;
+        double* part = sums + c * width;
         const float* f = Fb + c * V;
-        double ff = 0.0;
-        for (int64_t i = 0; i < V; i += 256) {
-          float s = 0.f;
-          for (int64_t k = i; k < std::min(V, i + 256); ++k) s += f[k] * f[k];
-          ff += s;
-        }
-        part[0] = ff;
+        part[0] = dot(f, f, V);
         for (int64_t l = 0; l < L; ++l) {
           const float* p = Pb + (slots[l] * 64 + c) * V;
-          double fp = 0.0, pp = 0.0;
-          for (int64_t i = 0; i < V; i += 256) {
-            float s1 = 0.f, s2 = 0.f;
-            for (int64_t k = i; k < std::min(V, i + 256); ++k) {
-              s1 += f[k] * p[k];
-              s2 += p[k] * p[k];
-            }
-            fp += s1;
-            pp += s2;
-          }
-          part[1 + 2 * slots[l]] = fp;
-          part[2 + 2 * slots[l]] = pp;
+          part[1 + 2 * slots[l]] = dot(f, p, V);
+          part[2 + 2 * slots[l]] = dot(p, p, V);
         }
       }
     });
-    for (int64_t c = 0; c < 64; ++c) {
-      const double* part = partial.data() + c * width;
-      row[0] += part[0];
-      for (int64_t l = 0; l < L; ++l) {
-        row[1 + 2 * live[l]] += part[1 + 2 * live[l]];
-        row[2 + 2 * live[l]] += part[2 + 2 * live[l]];
-      }
-    }
+    // The robot's totals, in channel order, and each slot's coefficient.
     coef.resize(L);
+    double ff = 0.0;
+    for (int64_t c = 0; c < 64; ++c) ff += sums[c * width];
     for (int64_t l = 0; l < L; ++l) {
+      double fp = 0.0, pp = 0.0;
+      for (int64_t c = 0; c < 64; ++c) {
+        fp += sums[c * width + 1 + 2 * live[l]];
+        pp += sums[c * width + 2 + 2 * live[l]];
+      }
       const float* wj = w + (b * A + live[l]) * kAttractorWeightColumns;
-      coef[l] = static_cast<float>(attractor_coefficient(wj[kAttractorWeight], wj[kAttractorValence],
-                                                         row[0], row[1 + 2 * live[l]],
-                                                         row[2 + 2 * live[l]]));
+      coef[l] = static_cast<float>(
+          attractor_coefficient(wj[kAttractorWeight], wj[kAttractorValence], ff, fp, pp));
     }
     const float* coefs = coef.data();
     // Pass 2: F += sum_j coef_j (P_j - F), every coefficient from the field before the pull.

@@ -14,7 +14,8 @@ int launch_attractor_record(float* bank, const float* field, const int64_t* slot
                             int64_t slot_stride, int64_t batch, int64_t slots, int64_t resolution,
                             void* stream);
 // field += the pull of every slot with a non-zero weight (brain/ops/attractor_pull.h); the
-// workspace [B, 1+2A] doubles is overwritten. Returns 0 or the first failing launch's cudaError_t.
+// workspace [B, 64(1+2A)] doubles (per-channel sums) is overwritten. Returns 0 or the first
+// failing launch's cudaError_t.
 int launch_attractor_pull(float* field, const float* bank, const float* weights, double* workspace,
                           int64_t batch, int64_t slots, int64_t resolution, void* stream);
 

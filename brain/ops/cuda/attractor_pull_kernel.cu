@@ -2,10 +2,11 @@
 // LibTorch headers. Stream-ordered, no host sync; which slots pull is read from the weight
 // table on the device, so the launches are the same every cycle (graph-capturable).
 //   record: a grid over (robot x channel, voxel blocks); robots with slot < 0 return at once.
-//   pull:   1. zero the workspace; 2. per (robot x channel, voxel block): block-reduce |F|^2 and,
-//           for each slot with a weight, F.P and |P|^2, then one double atomicAdd per sum and
-//           block; 3. per (robot x channel, voxel block): the coefficients (shared memory), then
-//           F += sum_j c_j (P_j - F).
+//   pull:   1. one block per (robot, channel): block-reduce |F|^2 and, for each slot with a
+//           weight, F.P and |P|^2 into the channel's sums (no atomics: the same bits every
+//           run, so a graph replay equals an eager cycle); 2. per (robot x channel, voxel
+//           block): the coefficients from the 64 channels' sums added in channel order (shared
+//           memory), then F += sum_j c_j (P_j - F).
 // Index math is 32-bit inside a channel (R <= 1024 is checked by the caller: R^3 < 2^31); the
 // channel's base offset is 64-bit.
 #include <cuda_runtime.h>
@@ -52,46 +53,34 @@ __global__ void record_kernel(float* bank, const float* field, const int64_t* sl
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < V; i += gridDim.x * blockDim.x) to[i] = from[i];
 }
 
-__global__ void zero_kernel(double* workspace, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) workspace[i] = 0.0;
-}
-
 __global__ void sums_kernel(const float* field, const float* bank, const float* weights,
                             double* workspace, int slots, int V) {
   __shared__ double shared[kThreads / 32];
-  const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
-  const int width = attractor_workspace_width(slots);
+  const int bc = blockIdx.x, b = bc / 64, c = bc % 64;
+  const int width = attractor_sums_width(slots);
   const float* w = weights + static_cast<int64_t>(b) * slots * kAttractorWeightColumns;
   bool any = false;
   for (int j = 0; j < slots; ++j) any = any || w[j * kAttractorWeightColumns + kAttractorWeight] != 0.f;
   if (!any) return;  // the same for the whole block: no barrier is skipped by part of it
   const float* f = field + static_cast<int64_t>(bc) * V;
-  double* row = workspace + static_cast<int64_t>(b) * width;
-  const int first = blockIdx.x * kThreads * kVoxelsPerThread + threadIdx.x;
+  double* part = workspace + static_cast<int64_t>(bc) * width;  // this channel's sums
   double ff = 0.0;
-  for (int k = 0; k < kVoxelsPerThread; ++k) {
-    const int i = first + k * kThreads;
-    if (i < V) ff += static_cast<double>(f[i]) * f[i];
-  }
+  for (int i = threadIdx.x; i < V; i += kThreads) ff += static_cast<double>(f[i]) * f[i];
   ff = block_sum(ff, shared);
-  if (threadIdx.x == 0) atomicAdd(&row[0], ff);
+  if (threadIdx.x == 0) part[0] = ff;
   for (int j = 0; j < slots; ++j) {
     if (w[j * kAttractorWeightColumns + kAttractorWeight] == 0.f) continue;
     const float* p = bank + (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
     double fp = 0.0, pp = 0.0;
-    for (int k = 0; k < kVoxelsPerThread; ++k) {
-      const int i = first + k * kThreads;
-      if (i < V) {
-        fp += static_cast<double>(f[i]) * p[i];
-        pp += static_cast<double>(p[i]) * p[i];
-      }
+    for (int i = threadIdx.x; i < V; i += kThreads) {
+      fp += static_cast<double>(f[i]) * p[i];
+      pp += static_cast<double>(p[i]) * p[i];
     }
     fp = block_sum(fp, shared);
     pp = block_sum(pp, shared);
     if (threadIdx.x == 0) {
-      atomicAdd(&row[1 + 2 * j], fp);
-      atomicAdd(&row[2 + 2 * j], pp);
+      part[1 + 2 * j] = fp;
+      part[2 + 2 * j] = pp;
     }
   }
 }
@@ -101,18 +90,24 @@ __global__ void pull_kernel(float* field, const float* bank, const float* weight
   __shared__ float coef[kMaxSlots];
   __shared__ int any;
   const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
-  const int width = attractor_workspace_width(slots);
+  const int width = attractor_sums_width(slots);
   const float* w = weights + static_cast<int64_t>(b) * slots * kAttractorWeightColumns;
-  const double* row = workspace + static_cast<int64_t>(b) * width;
+  const double* sums = workspace + static_cast<int64_t>(b) * 64 * width;
   if (threadIdx.x == 0) any = 0;
   __syncthreads();
   for (int j = threadIdx.x; j < slots; j += blockDim.x) {
     const float weight = w[j * kAttractorWeightColumns + kAttractorWeight];
-    coef[j] = weight == 0.f ? 0.f
-                            : static_cast<float>(attractor_coefficient(
-                                  weight, w[j * kAttractorWeightColumns + kAttractorValence],
-                                  row[0], row[1 + 2 * j], row[2 + 2 * j]));
-    if (weight != 0.f) any = 1;
+    coef[j] = 0.f;
+    if (weight == 0.f) continue;
+    double ff = 0.0, fp = 0.0, pp = 0.0;  // in channel order, as the CPU adds them
+    for (int k = 0; k < 64; ++k) {
+      ff += sums[k * width];
+      fp += sums[k * width + 1 + 2 * j];
+      pp += sums[k * width + 2 + 2 * j];
+    }
+    coef[j] = static_cast<float>(attractor_coefficient(
+        weight, w[j * kAttractorWeightColumns + kAttractorValence], ff, fp, pp));
+    any = 1;
   }
   __syncthreads();
   if (!any) return;
@@ -154,11 +149,10 @@ int launch_attractor_pull(float* field, const float* bank, const float* weights,
   if (slots > kMaxSlots) return static_cast<int>(cudaErrorInvalidValue);
   if (batch * 64 > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
   const auto s = static_cast<cudaStream_t>(stream);
-  const int n = static_cast<int>(batch * attractor_workspace_width(static_cast<int>(slots)));
-  zero_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, s>>>(workspace, n);
+  sums_kernel<<<static_cast<unsigned>(batch * 64), kThreads, 0, s>>>(field, bank, weights, workspace,
+                                                                    static_cast<int>(slots), V);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
-  sums_kernel<<<grid, kThreads, 0, s>>>(field, bank, weights, workspace, static_cast<int>(slots), V);
   pull_kernel<<<grid, kThreads, 0, s>>>(field, bank, weights, workspace, static_cast<int>(slots), V);
   return static_cast<int>(cudaGetLastError());
 }

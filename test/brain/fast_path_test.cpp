@@ -120,6 +120,57 @@ TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a 
   at::set_num_threads(threads_before);
 }
 
+TEST_CASE("A steady fast cycle stepped into the caller's motor buffer creates no tensor at all",
+          "[brain][allocation]") {
+  const int64_t B = GENERATE(1, 3);
+  CAPTURE(B);
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(5 + b));
+  auto brain = make_brain(config_with(16, "fast"), keys);
+  // Every kind of cycle, made before counting: input, silence, rewards of both signs (slots
+  // stored, aged, pulling).
+  constexpr int kPeriod = 14;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> inputs;
+  for (int i = 0; i < kPeriod; ++i) {
+    auto s = test_sensors(i, keys, 24);
+    if (i == 5) s.zero_();
+    inputs.emplace_back(s, test_reward(i, keys));
+  }
+  auto motors = torch::empty({B, 4});
+  for (int i = 0; i < 2 * kPeriod; ++i) {
+    const auto& [s, r] = inputs[i % kPeriod];
+    brain->step_into(s, r, motors);
+  }
+  ops::AllocationCounter requests;
+  const auto syncs_before = SyncCounter::count();
+  for (int i = 0; i < kPeriod; ++i) brain->step_into(inputs[i].first, inputs[i].second, motors);
+  CHECK(requests.count() == 0);
+  CHECK(SyncCounter::count() - syncs_before == kPeriod);
+  // The buffer holds this cycle's motors: the same as step() returns for a twin brain.
+  auto twin = make_brain(config_with(16, "fast"), keys);
+  torch::Tensor last;
+  for (int i = 0; i < 3 * kPeriod; ++i) {
+    const auto& [s, r] = inputs[i % kPeriod];
+    last = twin->step(s, r);
+  }
+  CHECK(torch::equal(last, motors));
+}
+
+TEST_CASE("step_into refuses a motor buffer of the wrong shape, type or device and steps nothing",
+          "[brain]") {
+  const std::vector<uint64_t> keys{1, 2};
+  auto brain = make_brain(config_with(8, "fast"), keys);
+  const auto s = test_sensors(0, keys, 24);
+  const auto r = test_reward(0, keys);
+  const auto field_before = brain->field().clone();
+  for (auto bad : {torch::empty({2, 5}), torch::empty({2, 4}, torch::kDouble),
+                   torch::empty({4, 2}).t(), torch::Tensor()}) {
+    CHECK_THROWS_WITH(brain->step_into(s, r, bad), Catch::Contains("motors must be"));
+  }
+  CHECK(brain->cycle() == 0);
+  CHECK(torch::equal(brain->field(), field_before));
+}
+
 TEST_CASE("In steady state a fast cycle allocates nothing from the system and syncs once",
           "[brain][allocation]") {
   auto& pool = ops::CachingCpuAllocator::install();

@@ -28,7 +28,6 @@ enum FactColumn : int64_t {
   kFactNovCount,            // modulation.nov
   kFactMapCount,            // imprint.map
   kFactCyclesWithoutInput,  // modulation.cwi before this cycle's update
-  kFactStoreReward,         // 1 when |reward| > 0.1 (step 6 stores an attractor), else 0
   kFactAttractorSlot,       // the slot step 6 writes (attractor_count mod A), -1 when it stores none
   kFactColumns = 16,        // room for more without changing the table's shape
 };

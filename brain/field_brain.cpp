@@ -200,11 +200,10 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     f[kFactNovCount] = p.modulation->nov->count(b);
     f[kFactMapCount] = p.imprint->map->count(b);
     f[kFactCyclesWithoutInput] = p.modulation->cycles_without_input(b);
-    f[kFactStoreReward] = std::fabs(r[b]) > 0.1f ? 1 : 0;
     // Steps 6 and 7.9's slot bookkeeping happens here on the fast path (the host knows it all).
     f[kFactAttractorSlot] =
         fast ? p.attractors->plan(b, r[b], p.facts.attractor_weights_host.data_ptr<float>() + b * A * 2)
-             : (f[kFactStoreReward] ? written[b] % A : -1);
+             : (std::fabs(r[b]) > 0.1f ? written[b] % A : -1);
     float* v = p.facts.values_row(b);
     v[kValueCycle] = static_cast<float>(n[b]);
     v[kValueScored] = n[b] >= 1 ? 1.0f : 0.0f;

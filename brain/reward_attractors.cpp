@@ -21,34 +21,41 @@ RewardAttractorsImpl::RewardAttractorsImpl(RewardAttractorsOptions options_)
                            torch::TensorOptions(torch::kDouble).device(options.device()));
 }
 
+int64_t RewardAttractorsImpl::store(int64_t b, float r) {
+  if (!(std::fabs(r) > 0.1f)) return -1;
+  const int64_t A = options.capacity();
+  int64_t& n = written.data_ptr<int64_t>()[b];
+  const int64_t slot = n % A;
+  strength.data_ptr<double>()[b * A + slot] = std::fabs(static_cast<double>(r));
+  valence.data_ptr<double>()[b * A + slot] = r > 0 ? 1.0 : -1.0;
+  age.data_ptr<int64_t>()[b * A + slot] = 0;
+  valid.data_ptr<int64_t>()[b * A + slot] = 1;
+  n += 1;
+  return slot;
+}
+
+double RewardAttractorsImpl::age_slot(int64_t b, int64_t j) {
+  const int64_t i = b * options.capacity() + j;
+  int64_t* ok = valid.data_ptr<int64_t>() + i;
+  if (!*ok) return 0.0;
+  int64_t& ag = age.data_ptr<int64_t>()[i];
+  ag += 1;
+  const double s = strength.data_ptr<double>()[i] * std::pow(0.95, static_cast<double>(ag));
+  if (s < 0.001) {
+    *ok = 0;
+    return 0.0;
+  }
+  return s;
+}
+
 int64_t RewardAttractorsImpl::plan(int64_t b, float r, float* weights) {
   const int64_t A = options.capacity();
-  auto* st = strength.data_ptr<double>() + b * A;
-  auto* va = valence.data_ptr<double>() + b * A;
-  auto* ag = age.data_ptr<int64_t>() + b * A;
-  auto* ok = valid.data_ptr<int64_t>() + b * A;
-  int64_t stored = -1;
-  if (std::fabs(r) > 0.1f) {  // step 6, as record() does it
-    int64_t& n = written.data_ptr<int64_t>()[b];
-    stored = n % A;
-    st[stored] = std::fabs(static_cast<double>(r));
-    va[stored] = r > 0 ? 1.0 : -1.0;
-    ag[stored] = 0;
-    ok[stored] = 1;
-    n += 1;
-  }
-  for (int64_t j = 0; j < A; ++j) {  // step 7.9's ageing, as influence() does it
+  const int64_t stored = store(b, r);  // step 6
+  const double* va = valence.data_ptr<double>() + b * A;
+  for (int64_t j = 0; j < A; ++j) {  // step 7.9's ageing
     float* w = weights + j * ops::kAttractorWeightColumns;
-    w[ops::kAttractorWeight] = 0.0f;
+    w[ops::kAttractorWeight] = static_cast<float>(age_slot(b, j) * va[j] * 0.01);
     w[ops::kAttractorValence] = static_cast<float>(va[j]);
-    if (!ok[j]) continue;
-    ag[j] += 1;
-    const double s = st[j] * std::pow(0.95, static_cast<double>(ag[j]));
-    if (s < 0.001) {
-      ok[j] = 0;
-      continue;
-    }
-    w[ops::kAttractorWeight] = static_cast<float>(s * va[j] * 0.01);
   }
   return stored;
 }
@@ -62,42 +69,21 @@ void RewardAttractorsImpl::pull_planned(torch::Tensor& field, const torch::Tenso
 }
 
 void RewardAttractorsImpl::record(const CycleContext& ctx, const torch::Tensor& field) {
-  const int64_t A = options.capacity();
-  auto st = strength.accessor<double, 2>();
-  auto va = valence.accessor<double, 2>();
-  auto ag = age.accessor<int64_t, 2>();
-  auto ok = valid.accessor<int64_t, 2>();
-  auto* n = written.data_ptr<int64_t>();
   for (int64_t b = 0; b < options.batch(); ++b) {
-    const float r = ctx.reward[b];
-    if (!(std::fabs(r) > 0.1f)) continue;
-    const int64_t slot = n[b] % A;
-    bank[b][slot].copy_(field[b]);
-    st[b][slot] = std::fabs(static_cast<double>(r));
-    va[b][slot] = r > 0 ? 1.0 : -1.0;
-    ag[b][slot] = 0;
-    ok[b][slot] = 1;
-    n[b] += 1;
+    const int64_t slot = store(b, ctx.reward[b]);
+    if (slot >= 0) bank[b][slot].copy_(field[b]);
   }
 }
 
 void RewardAttractorsImpl::influence(torch::Tensor& field) {
   const int64_t A = options.capacity();
-  auto st = strength.accessor<double, 2>();
   auto va = valence.accessor<double, 2>();
-  auto ag = age.accessor<int64_t, 2>();
-  auto ok = valid.accessor<int64_t, 2>();
   for (int64_t b = 0; b < options.batch(); ++b) {
     const auto F = field[b];
     torch::Tensor total;
     for (int64_t j = 0; j < A; ++j) {
-      if (!ok[b][j]) continue;
-      ag[b][j] += 1;
-      const double s = st[b][j] * std::pow(0.95, static_cast<double>(ag[b][j]));
-      if (s < 0.001) {
-        ok[b][j] = 0;
-        continue;
-      }
+      const double s = age_slot(b, j);  // 0: empty or just retired
+      if (s == 0.0) continue;
       const auto P = bank[b][j];
       const auto cosv = torch::cosine_similarity(F.reshape({-1}), P.reshape({-1}), 0, 1e-8);
       const auto gate = va[b][j] > 0 ? (1 + cosv) / 2 : (1 - cosv) / 2;

@@ -38,6 +38,13 @@ class RewardAttractorsImpl : public torch::nn::Module {
   void record_planned(const torch::Tensor& field, const torch::Tensor& slot);
   void pull_planned(torch::Tensor& field, const torch::Tensor& weights);
 
+  // Step 6's bookkeeping for robot b (shared by record and plan): when |r| > 0.1, the next slot
+  // gets strength |r|, valence sign(r), age 0 and is valid; returns that slot, or -1.
+  int64_t store(int64_t b, float r);
+  // Step 7.9's ageing of slot j of robot b (shared by influence and plan): a valid slot ages by
+  // one and returns its strength * 0.95^age, or is retired below 0.001; 0 when it pulls nothing.
+  double age_slot(int64_t b, int64_t j);
+
   RewardAttractorsOptions options;
   torch::Tensor bank;      // [B,A,64,R,R,R] device
   // Slot metadata, known on the host (no sync to decide anything about attractors).

@@ -76,7 +76,6 @@ struct Side {
       f[kFactHasInput] = has_input ? 1 : 0;
       f[kFactHistCount] = hierarchy->hist->count(b);
       for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = hierarchy->herr[k]->count(b);
-      f[kFactStoreReward] = std::fabs(in.reward[b]) > 0.1f ? 1 : 0;
       float* v = facts.values_row(b);
       v[kValueCycle] = static_cast<float>(cycle);
       v[kValueScored] = cycle >= 1 ? 1.0f : 0.0f;

@@ -16,5 +16,5 @@ for s in "$@"; do
   $PY scripts/legacy/run_original.py --em-brain "$EM_BRAIN" --out "test/fixtures/legacy/$s" \
       --scenario "$s" --em-brain-commit "$COMMIT"
 done
-$PY scripts/legacy/make_numpy_fixture.py --out test/fixtures/legacy/numpy_randint.npy
+$PY scripts/legacy/make_numpy_fixture.py --out test/fixtures/legacy/numpy_random
 $PY scripts/legacy/make_draws_fixture.py --out test/fixtures/legacy/torch_draws

@@ -488,8 +488,14 @@ def write_first_cycle_draws(out, trace, meta):
     trace.kept = []
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # exit 1: exit 2 means "not a compatible checkout"
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def parse(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = _Parser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--em-brain", required=True, help="em-brain checkout (its root)")
     p.add_argument("--out", required=True, help="fixture folder to write")

@@ -81,7 +81,7 @@ TEST_CASE("LibTorch reproduces the pinned original's construction draws bit for 
           "[legacy]") {
   const auto f = fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() +
                                                          "/r16_s24m4_construction");
-  if (!same_capability(f.meta.at("cpu_capability"))) return;
+  if (!same_capability(f.meta.at("cpu_capability").get<std::string>())) return;
   const int64_t R = f.meta.at("R"), S = f.meta.at("S"), seed = f.meta.at("seed");
   const torch::Tensor field = read_npy(f.dir + "/field.npy");
   REQUIRE(field.sizes() == c10::IntArrayRef({R, R, R, 64}));
@@ -92,7 +92,7 @@ TEST_CASE("LibTorch reproduces the pinned original's construction draws bit for 
   require_same_bits(drawn.slice(3, 0, 48), field.slice(3, 0, 48), "field channels 0-47");
 
   // EvolvedFieldDynamics._initialize_wave_vectors: numpy's randint(3, 6), then randn [n, 3]
-  fieldbrain::legacy::NumpyRandomState np_state(uint32_t(seed));
+  fieldbrain::legacy::NumpyRandomState np_state{uint32_t(seed)};
   const int64_t n_waves = np_state.randint(3, 6);
   REQUIRE(n_waves == f.meta.at("n_waves").get<int64_t>());
   const torch::Tensor waves = randn({n_waves, 3}, gen);
@@ -136,7 +136,7 @@ TEST_CASE("LibTorch reproduces Python torch's draw sequence of the original over
           "[legacy]") {
   const std::string dir = legacy_fixture_root() + "/torch_draws";
   const nlohmann::json cases = read_json(dir + "/cases.json");
-  if (!same_capability(cases.at("cpu_capability"))) return;
+  if (!same_capability(cases.at("cpu_capability").get<std::string>())) return;
   REQUIRE(cases.at("cases").size() >= 4);
   for (const auto& c : cases.at("cases")) {
     const int64_t R = c.at("R"), S = c.at("S"), M = c.at("M"), n_waves = c.at("n_waves");

@@ -75,6 +75,10 @@ TEST_CASE("every committed legacy scenario loads with arrays that agree with its
     for (const char* extra : {"field_abs_mean", "imprint_strategy", "cognitive_mode", "clock"}) {
       CHECK(read_npy(f.dir + "/" + extra + ".npy").size(0) == N);
     }
+    // the pinned clock of cycle n is t0 + n * dt, computed in double exactly so
+    const double t0 = f.meta.at("t0"), dt = f.meta.at("dt");
+    const torch::Tensor clock = read_npy(f.dir + "/clock.npy");
+    for (int64_t n = 0; n < N; ++n) REQUIRE(clock[n].item<double>() == t0 + double(n) * dt);
   }
 }
 

@@ -90,8 +90,7 @@ torch::Tensor read_npy(const std::string& path) {
   std::vector<int64_t> shape;
   uint64_t numel = 1;
   const std::regex token(R"([^,()\s]+)");
-  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), token), end; it != end;
-       ++it) {
+  for (std::sregex_iterator it(shape_text.begin(), shape_text.end(), token), end; it != end; ++it) {
     const std::string d = it->str();
     if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 12) {
       fail(path, "bad dimension '" + d + "' in shape " + shape_text);

@@ -24,9 +24,8 @@ namespace {
 struct ScratchDir {
   fs::path path;
   ScratchDir() {
-    path = fs::temp_directory_path() /
-           ("fieldbrain_legacy_fixture_" + std::to_string(::getpid()) + "_" +
-            std::to_string(reinterpret_cast<uintptr_t>(this)));
+    path = fs::temp_directory_path() / ("fieldbrain_legacy_fixture_" + std::to_string(::getpid()) +
+                                        "_" + std::to_string(reinterpret_cast<uintptr_t>(this)));
     fs::create_directories(path);
   }
   ~ScratchDir() {
@@ -110,8 +109,7 @@ TEST_CASE("read_npy refuses a truncated or forged .npy with a message naming the
   ScratchDir dir;
   const fs::path p = dir.path / "bad.npy";
   const std::string name = p.string();
-  const std::string good =
-      read_bytes(legacy_fixture_root() + "/r16_s24m4_smooth/confidence.npy");
+  const std::string good = read_bytes(legacy_fixture_root() + "/r16_s24m4_smooth/confidence.npy");
   REQUIRE(good.size() > 200);
 
   SECTION("data cut short") {
@@ -132,13 +130,13 @@ TEST_CASE("read_npy refuses a truncated or forged .npy with a message naming the
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("truncated"));
   }
   SECTION("an unsupported dtype") {
-    write_bytes(p, npy("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }",
-                       std::string(16, '\0')));
+    write_bytes(
+        p, npy("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("dtype"));
   }
   SECTION("Fortran order") {
-    write_bytes(p, npy("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }",
-                       std::string(16, '\0')));
+    write_bytes(
+        p, npy("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }", std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("C order"));
   }
   SECTION("a forged dimension") {

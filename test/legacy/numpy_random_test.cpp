@@ -8,8 +8,8 @@
 #include "brain/legacy/numpy_random.h"
 #include "test/legacy/legacy_fixture.h"
 
-using fieldbrain::legacy::NumpyRandomState;
 using fieldbrain::legacy::legacy_fixture_root;
+using fieldbrain::legacy::NumpyRandomState;
 using fieldbrain::legacy::read_npy;
 
 namespace {
@@ -30,7 +30,8 @@ TEST_CASE("numpy's randint(3, 6) after seed(s) comes out the same for 1,000 seed
     for (int64_t k = 0; k < 8; ++k) {
       const int64_t got = rs.randint(3, 6);
       if (got != w[j][k]) {
-        if (mismatches++ < 5) FAIL_CHECK("seed " << s[j] << " draw " << k << ": " << got << " vs numpy " << w[j][k]);
+        if (mismatches++ < 5)
+          FAIL_CHECK("seed " << s[j] << " draw " << k << ": " << got << " vs numpy " << w[j][k]);
       }
     }
   }
@@ -70,8 +71,8 @@ TEST_CASE("numpy's random_sample after seed(s) comes out bit for bit", "[legacy]
 }
 
 TEST_CASE("seed 42 gives the construction fixture's n_waves", "[legacy]") {
-  const auto f = fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() +
-                                                         "/r16_s24m4_construction");
+  const auto f =
+      fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() + "/r16_s24m4_construction");
   NumpyRandomState rs(uint32_t(f.meta.at("seed").get<int64_t>()));
   CHECK(rs.randint(3, 6) == f.meta.at("n_waves").get<int64_t>());
 }

@@ -56,7 +56,8 @@ torch::Tensor xavier_uniform(int64_t fan_out, int64_t fan_in, double gain, at::G
 }
 
 // Bit-for-bit equality, with the first differing index in the failure message.
-void require_same_bits(const torch::Tensor& got, const torch::Tensor& want, const std::string& what) {
+void require_same_bits(const torch::Tensor& got, const torch::Tensor& want,
+                       const std::string& what) {
   INFO(what);
   REQUIRE(got.sizes() == want.sizes());
   REQUIRE(got.scalar_type() == want.scalar_type());
@@ -77,10 +78,9 @@ nlohmann::json read_json(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("LibTorch reproduces the pinned original's construction draws bit for bit",
-          "[legacy]") {
-  const auto f = fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() +
-                                                         "/r16_s24m4_construction");
+TEST_CASE("LibTorch reproduces the pinned original's construction draws bit for bit", "[legacy]") {
+  const auto f =
+      fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() + "/r16_s24m4_construction");
   if (!same_capability(f.meta.at("cpu_capability").get<std::string>())) return;
   const int64_t R = f.meta.at("R"), S = f.meta.at("S"), seed = f.meta.at("seed");
   const torch::Tensor field = read_npy(f.dir + "/field.npy");

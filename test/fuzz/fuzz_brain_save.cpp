@@ -145,6 +145,19 @@ ArchiveContents mutate(FuzzedDataProvider& in, const ArchiveContents& pristine) 
 
 }  // namespace
 
+// FIELDBRAIN_FUZZ_WRITE_SEED=PATH writes the pristine save as a raw-file input (the seed in
+// test/fuzz/seeds/brain_save/ was made so) and exits.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* out = std::getenv("FIELDBRAIN_FUZZ_WRITE_SEED")) {
+    fixture().pristine.save(fixture().path);
+    std::ifstream in(fixture().path, std::ios::binary);
+    std::ofstream(out, std::ios::binary) << '\0' << in.rdbuf();
+    std::remove(fixture().path.c_str());
+    std::exit(0);
+  }
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   Fixture& f = fixture();
@@ -154,7 +167,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         .write(reinterpret_cast<const char*>(data + 1), std::streamsize(size - 1));
   } else {
     FuzzedDataProvider in(data + 1, size - 1);
-    mutate(in, f.pristine).save(f.path);
+    try {
+      mutate(in, f.pristine).save(f.path);
+    } catch (const nlohmann::json::exception&) {
+      return 0;  // metadata the brain never writes (invalid UTF-8 strings): not an input here
+    }
   }
   const int64_t cycle = f.brain->cycle();
   const torch::Tensor field = f.brain->named_buffers()["field"].clone();

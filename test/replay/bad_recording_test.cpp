@@ -120,8 +120,10 @@ TEST_CASE("replay refuses a .npy header that claims more rows than the file hold
           "allocating them",
           "[replay]") {
   RecordingFiles f;
-  f.sensors = npy("(20000000, 3)", 4800);  // 19 KB claiming 240 MB
-  SECTION("sensors") { check_refused(replay(f.write("rows")), "sensors.npy", "'shape' (20000000, 3)"); }
+  SECTION("sensors") {
+    f.sensors = npy("(20000000, 3)", 4800);  // 19 KB claiming 240 MB
+    check_refused(replay(f.write("rows")), "sensors.npy", "'shape' (20000000, 3)");
+  }
   SECTION("a 2 GB claim") {
     f.sensors = npy("(20000000, 24)", 4800);
     f.session["sensory_dim"] = 24;

@@ -57,22 +57,36 @@ void FieldBrainImpl::load(const std::string& path) {
   auto fail = [&](const std::string& what) {
     throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
   };
-  if (!a.meta.is_object() || a.meta.value("format", "") != kArchiveFormat) fail("not a fieldbrain brain archive");
-  const int version = a.meta.value("version", 0);
-  if (version < 1 || version > kArchiveVersion) {
-    fail(fmt::format("unsupported brain archive version {} (this build reads 1 to {})", version,
-                     kArchiveVersion));
+  // The metadata is read by hand: json::value() throws json errors that name no file on a
+  // wrong type, and get<int>() of 1e300 is undefined.
+  const auto field = [&](const nlohmann::json& j, const char* key) -> const nlohmann::json* {
+    const auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+  };
+  const nlohmann::json* format = a.meta.is_object() ? field(a.meta, "format") : nullptr;
+  if (!format || *format != kArchiveFormat) fail("not a fieldbrain brain archive");
+  const nlohmann::json* version_field = field(a.meta, "version");
+  if (!version_field || !version_field->is_number_integer() || *version_field < 1 ||
+      *version_field > kArchiveVersion) {
+    fail(fmt::format("unsupported brain archive version {} (this build reads 1 to {})",
+                     version_field ? version_field->dump() : "(none)", kArchiveVersion));
   }
+  const int version = version_field->get<int>();
   // The shape-defining part of the config must match; the seed (the noise key is restored),
   // the field step implementation, the device and the telemetry cadence may differ.
-  const nlohmann::json saved_config = a.meta.value("config", nlohmann::json::object());
+  const nlohmann::json* config_field = field(a.meta, "config");
+  if (config_field && !config_field->is_object()) fail("metadata: config is not an object");
+  const nlohmann::json saved_config = config_field ? *config_field : nlohmann::json::object();
   for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
     if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
       fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
                        saved_config.value(key, nlohmann::json()).dump(), nlohmann::json(config_)[key].dump()));
     }
   }
-  if (a.meta.at("robot_keys") != nlohmann::json(keys_)) fail("robot keys differ");
+  const nlohmann::json* saved_keys = field(a.meta, "robot_keys");
+  if (!saved_keys || *saved_keys != nlohmann::json(keys_)) fail("robot keys differ");
+  const nlohmann::json* saved_seed = field(saved_config, "seed");
+  if (saved_seed && !saved_seed->is_number_integer()) fail("metadata: config.seed is not an integer");
   // Check everything before changing anything.
   const auto buffers = named_buffers(true);
   const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
@@ -101,7 +115,7 @@ void FieldBrainImpl::load(const std::string& path) {
   const auto saved_cycles = a.tensors.at("state.cycles");
   torch::Tensor noise_key;
   if (migrate_noise) {
-    const uint64_t seed = saved_config.value("seed", config_.seed);
+    const uint64_t seed = saved_seed ? saved_seed->get<uint64_t>() : config_.seed;
     noise_key = torch::zeros({batch(), 2}, torch::kLong);
     for (int64_t b = 0; b < batch(); ++b) {
       noise_key[b][0] = static_cast<int64_t>(robot_seed(seed, keys_[b]));

@@ -69,9 +69,13 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     throw std::runtime_error(fmt::format("{}: {} cycles were dropped while recording", r.folder,
                                          r.dropped));
   }
-  BrainConfig config = r.meta.at("brain").get<BrainConfig>();
-  if (!options.field_step.empty()) config.field_step = options.field_step;
-  if (!options.device.empty()) config.device = options.device;
+  const int64_t S = r.sensory_dim, M = r.motor_dim;
+  if (r.cycles < 0 || S < 1 || M < 1 || r.sensors.size() != size_t(r.cycles * S) ||
+      r.reward.size() != size_t(r.cycles) || r.motors.size() != size_t(r.cycles * M)) {
+    throw std::runtime_error(fmt::format("{}: the arrays do not hold {} cycles of S = {}, M = {}",
+                                         r.folder, r.cycles, S, M));
+  }
+  const BrainConfig config = replay_brain_config(r, options.field_step, options.device);
   ReplayReport report;
   report.cycles = r.cycles;
   report.field_step = config.field_step;
@@ -84,8 +88,25 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     py = python_motors(r);
     report.python_ran = true;
   }
-  const int64_t S = r.sensory_dim, M = r.motor_dim;
-  FieldBrain brain(config, std::vector<uint64_t>{r.key_hash});
+  // A brain the recording describes but this machine cannot build (no CUDA, a field_step file
+  // that does not load, memory): say so in one line, without LibTorch's stack trace.
+  const auto refuse_brain = [&](const std::string& why) {
+    return std::runtime_error(fmt::format("{}/session.json: \"brain\" (resolution {}, "
+                                          "attractor_capacity {}, field_step \"{}\", device "
+                                          "\"{}\"): {}",
+                                          r.folder, config.resolution, config.attractor_capacity,
+                                          config.field_step, config.device, why));
+  };
+  FieldBrain brain{nullptr};
+  try {
+    brain = FieldBrain(config, std::vector<uint64_t>{r.key_hash});
+  } catch (const c10::Error& e) {
+    throw refuse_brain(e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    throw refuse_brain("out of memory");
+  } catch (const std::invalid_argument& e) {
+    throw refuse_brain(e.what());
+  }
   auto sensors = torch::empty({1, S});
   auto reward = torch::empty({1});
   for (int64_t i = 0; i < r.cycles; ++i) {

@@ -1,5 +1,6 @@
 #include "app/fieldbrain/replay_command.h"
 
+#include <c10/util/Exception.h>
 #include <fmt/core.h>
 
 namespace fieldbrain {
@@ -47,6 +48,9 @@ int run_replay_command(const ReplayCommand& cmd) {
     }
     fmt::print("tolerance {:.0e}: {}\n", rep.tolerance, rep.ok() ? "PASS" : "FAIL");
     return rep.ok() ? 0 : 1;
+  } catch (const c10::Error& e) {  // LibTorch's what() carries a stack trace
+    fmt::print(stderr, "fieldbrain replay: {}\n", e.what_without_backtrace());
+    return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "fieldbrain replay: {}\n", e.what());
     return 2;

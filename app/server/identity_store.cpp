@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -17,22 +18,44 @@ void IdentityStore::open(const std::string& dir) {
   if (dir.empty()) return;
   const auto path = std::filesystem::path(dir) / kFileName;
   if (!std::filesystem::exists(path)) return;
-  std::ifstream in(path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::ifstream in(path, std::ios::binary);
+  parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+        path.string());
+}
+
+void IdentityStore::parse(std::string_view text, const std::string& path) {
+  records_.clear();
+  nlohmann::json j =
+      nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   const auto bad = [&](const std::string& why) {
-    return std::runtime_error(path.string() + " " + why +
+    return std::runtime_error(path + " " + why +
                               "; restore it from a backup, or delete it to forget every "
                               "robot's token");
   };
   if (j.is_discarded() || !j.is_object()) throw bad("is not valid JSON");
-  if (j.value("version", 0) != 1) throw bad("has an unknown version");
+  const auto version = j.find("version");  // j.value() would throw on a non-number
+  if (version == j.end() || !version->is_number_integer() || *version != 1) {
+    throw bad("has an unknown version");
+  }
   const auto robots = j.find("robots");
   if (robots == j.end() || !robots->is_object()) throw bad("has no \"robots\" object");
   for (auto it = robots->begin(); it != robots->end(); ++it) {
+    // get<int>() would truncate 2^40 and cast 1e300 (undefined): integers that fit only.
+    const auto size = [&](const char* key) {
+      const auto v = it->find(key);
+      const bool fits = v != it->end() && v->is_number_integer() &&
+                        (v->is_number_unsigned() ? v->get<uint64_t>() <= uint64_t(INT_MAX)
+                                                 : v->get<int64_t>() >= INT_MIN &&
+                                                       v->get<int64_t>() <= INT_MAX);
+      if (!fits) {
+        throw bad("has a bad record for '" + it.key() + "' (" + key + " is not an int)");
+      }
+      return v->get<int>();
+    };
     try {
       IdentityRecord r;
-      r.sensory_dim = it->at("sensory_dim").get<int>();
-      r.motor_dim = it->at("motor_dim").get<int>();
+      r.sensory_dim = size("sensory_dim");
+      r.motor_dim = size("motor_dim");
       r.token_sha256 = it->value("token_sha256", "");
       records_[it.key()] = r;
     } catch (const nlohmann::json::exception& e) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "app/server/robot_policy.h"
 
@@ -30,6 +31,9 @@ class IdentityStore {
   // std::runtime_error naming the file when it exists but does not parse: starting without it
   // would hand every protected robot to whoever claims it first.
   void open(const std::string& dir);
+  // The file's text, as open() reads it; `path` names the file in errors (open() calls this;
+  // so does the fuzz harness test/fuzz/fuzz_identities.cpp).
+  void parse(std::string_view text, const std::string& path);
   const IdentityRecord* find(const std::string& identity) const;
   void put(const std::string& identity, IdentityRecord record);
   size_t size() const { return records_.size(); }

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <string>
 
+#include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "brain/plain_pickle.h"
 
@@ -219,5 +221,59 @@ TEST_CASE("A failed save leaves the previous file intact", "[persistence]") {
   CHECK_THROWS_AS(save_archive((dir / "missing" / "a.pt").string(), sample_tensors(), {}),
                   std::runtime_error);
   CHECK(load_archive(path.string()).meta.at("generation") == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A brain save whose metadata has the wrong types is refused naming the file",
+          "[persistence]") {
+  // Found by fuzz-brain_save: json::value() and get<int>() threw json errors naming no file
+  // (or cast 1e300 to int), which the server logged without the path.
+  fieldbrain::BrainConfig c;
+  c.sensory_dim = 3;
+  c.motor_dim = 2;
+  c.resolution = 8;
+  c.attractor_capacity = 2;
+  fieldbrain::FieldBrain brain(c, std::vector<uint64_t>{7});
+  const fs::path dir = temp_dir();
+  const std::string path = (dir / "brain.pt").string();
+  const fieldbrain::ArchiveContents good = brain->archive_contents();
+  const auto refusal = [&](const std::function<void(nlohmann::json&)>& change) {
+    fieldbrain::ArchiveContents a = good;
+    change(a.meta);
+    a.save(path);
+    try {
+      brain->load(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    } catch (const std::exception& e) {
+      return std::string("not a std::runtime_error: ") + e.what();
+    }
+    return std::string("loaded");
+  };
+  using Catch::Matchers::Contains;
+  SECTION("version as a string") {
+    CHECK_THAT(refusal([](nlohmann::json& m) { m["version"] = "3"; }),
+               Contains(path) && Contains("version"));
+  }
+  SECTION("version as a huge float") {
+    CHECK_THAT(refusal([](nlohmann::json& m) { m["version"] = 1e300; }),
+               Contains(path) && Contains("version 1e+300"));
+  }
+  SECTION("config as a number") {
+    CHECK_THAT(refusal([](nlohmann::json& m) { m["config"] = 5; }),
+               Contains(path) && Contains("config"));
+  }
+  SECTION("no robot_keys") {
+    CHECK_THAT(refusal([](nlohmann::json& m) { m.erase("robot_keys"); }),
+               Contains(path) && Contains("robot keys"));
+  }
+  SECTION("a version 2 save whose seed is a string") {
+    CHECK_THAT(refusal([](nlohmann::json& m) {
+                 m["version"] = 2;
+                 m["config"]["seed"] = "x";
+               }),
+               Contains(path) && Contains("config.seed"));
+  }
+  SECTION("the unchanged save loads") { CHECK(refusal([](nlohmann::json&) {}) == "loaded"); }
   fs::remove_all(dir);
 }

@@ -36,7 +36,7 @@ install(EXPORT fieldbrainTargets NAMESPACE fieldbrain:: DESTINATION ${FIELDBRAIN
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/fieldbrainConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/fieldbrainConfig.cmake
                               INSTALL_DESTINATION ${FIELDBRAIN_CMAKE_DIR})
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake VERSION 1.0.0
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake VERSION ${PROJECT_VERSION}
                                  COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/fieldbrainConfig.cmake
               ${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake

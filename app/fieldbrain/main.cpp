@@ -19,6 +19,7 @@
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
 #include "brain/ops/caching_allocator.h"
+#include "app/version/version.h"
 
 namespace {
 
@@ -61,6 +62,7 @@ nlohmann::json time_python(int64_t R, int64_t B, int64_t cycles) {
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain: run brain cycles on a synthetic PiCar-X stream"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain"));
   std::string config_path = std::string(FIELDBRAIN_SOURCE_DIR) + "/configs/default.json";
   int64_t cycles = 200, robots = 1, resolution = 0, threads = 0;
   std::string field_step;

@@ -18,6 +18,7 @@
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
 #include "app/server/torch_brain_engine.h"
+#include "app/version/version.h"
 
 using namespace fieldbrain::server;
 
@@ -105,6 +106,7 @@ RunResult run(Server& server, int robots, int sensors, int motors, double second
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain-soak: latency and throughput of fieldbrain-server"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-soak"));
   std::string config_path, out_path = "soak.json", field_step, robots_list = "1,4,16";
   int64_t resolution = 16;
   int sensors = 12, motors = 6, warmup = 10;

@@ -53,27 +53,29 @@ inline std::string describe_value(const nlohmann::json& v) {
   }
 }
 
-// Edit distance (insertions, deletions, substitutions), for "did you mean".
+// Edit distance counting a swap of two neighbours as one edit (optimal string alignment), so
+// "prot" is one edit from "port".
 inline size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
-// The candidate closest to `given` when it is close enough to be a typo (at most a third of
-// its letters differ, and at least one may), else "".
+// The candidate closest to `given` when it is close enough to be a typo (at most half its
+// letters, or two, differ: "warning" -> "warn", "resolutoin" -> "resolution"), else "".
 inline std::string closest(const std::string& given, const std::vector<std::string>& candidates) {
   std::string best;
-  size_t best_distance = std::max<size_t>(1, given.size() / 3) + 1;
+  size_t best_distance = std::max<size_t>(2, given.size() / 2) + 1;
   for (const auto& c : candidates) {
     const size_t d = edit_distance(given, c);
     if (d < best_distance) {

@@ -4,6 +4,7 @@
 // robot and exits 0. When serving it prints one JSON line on stdout (the ready line: version,
 // pid, the bound ports; also written to --ready-file). Bad configuration exits 2 with a
 // message naming the key; a robot whose final save failed makes it exit 3, naming the robot.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
     std::cout << nlohmann::json(cli.config).dump(2) << "\n";
     return 0;
   }
+  // Logs on stderr (docs/server.md), so stdout carries only the ready line.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   spdlog::set_level(spdlog::level::from_str(cli.config.log_level));
   spdlog::info("fieldbrain-server {}", fieldbrain::version());
   std::unique_ptr<BrainEngine> engine;

@@ -246,7 +246,8 @@ inline nlohmann::json parse_json_file(const std::string& path) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based offset of the character the parser stopped at.
+    // e.byte is the 1-based offset of the character the parser stopped at: the last character
+    // of the token it could not take.
     const size_t stop = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
     size_t line = 1, column = 1;
     for (size_t i = 0; i < stop; ++i) {

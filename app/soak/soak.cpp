@@ -33,6 +33,11 @@ struct RunResult {
   int failures = 0;
 };
 
+// Nearest-rank percentile (the smallest sample with at least q of the samples at or below it):
+// an exact order statistic over the few thousand latencies of a run, which std::nth_element
+// gives in linear time. Kept by hand on purpose: a statistics library would add a dependency
+// for these four lines, and torch::quantile (linked here) interpolates between samples, which
+// would report latencies no frame had.
 double percentile(std::vector<double>& v, double q) {
   if (v.empty()) return 0.0;
   const size_t k = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * v.size())) - 1);

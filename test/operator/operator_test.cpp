@@ -141,7 +141,7 @@ TEST_CASE("a config file that is not JSON stops the server naming the line and c
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("config file " + path.string() +
-                                       " is not valid JSON: line 3, column 3"));
+                                       " is not valid JSON: line 3, column 8"));
 }
 
 TEST_CASE("deploy/fieldbrain.service passes systemd-analyze verify", "[operator]") {

@@ -26,21 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Run = CommandResult;
 
-Run run(const std::string& command) {
-  Run r;
-  FILE* p = ::popen(("timeout 120 " + command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return r;
-}
+Run run(const std::string& command) { return run_command(command); }
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);

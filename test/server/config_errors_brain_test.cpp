@@ -1,10 +1,7 @@
 // The brain's keys get the same errors as the server's (issue 25 item 3): a fraction where a
 // whole number belongs is refused (never truncated), field_step lists its valid values, typos
 // get "did you mean", and fieldbrain-server names the config file they came from.
-#include <sys/wait.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
@@ -12,6 +9,7 @@
 #include "brain/brain_config.h"
 #include "brain/config_reader.h"
 #include "test/server/fresh_dir.h"
+#include "test/server/server_process.h"
 
 using fieldbrain::BrainConfig;
 using nlohmann::json;
@@ -69,16 +67,12 @@ TEST_CASE("fieldbrain-server names the config file of a bad brain key", "[server
   const auto dir = fieldbrain::server::testing::fresh_dir("fieldbrain-brain-key-file");
   const std::string path = (dir / "bad_brain.json").string();
   std::ofstream(path) << R"({"brain": {"resolution": 16.5}})";
-  const std::string cmd = "timeout 60 " + std::string(FIELDBRAIN_SERVER_EXE) + " --config " +
-                          path + " --port 0 --monitor-port -1 --state-dir '' 2>&1";
-  std::string output;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) output.append(buf, n);
-  const int status = ::pclose(p);
+  const auto r = fieldbrain::server::testing::run_command(
+      std::string(FIELDBRAIN_SERVER_EXE) + " --config " + path +
+      " --port 0 --monitor-port -1 --state-dir ''");
+  const std::string& output = r.output;
   INFO(output);
-  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(r.exit_code == 2);
   CHECK_THAT(output, Catch::Contains("refusing to start: " + path +
                                      ": config key 'brain.resolution' must be a whole number, "
                                      "not 16.5"));

@@ -101,7 +101,7 @@ TEST_CASE("with --port 0 the server prints one JSON ready line with the ports it
   CHECK(server.wait_exit(60) == 0);
 }
 
-TEST_CASE("--set overrides any config key, nested ones included, and names a bad one",
+TEST_CASE("any config key can be set with --set, nested ones included, and a bad one is named",
           "[operator]") {
   const Run r = run(std::string(FIELDBRAIN_SERVER_EXE) +
                     " --config " FIELDBRAIN_SOURCE_DIR "/configs/picarx.json"

@@ -37,7 +37,7 @@ TEST_CASE("brain.resolution 16.5 is refused instead of truncated to 16", "[serve
   CHECK(brain_error({{"resolution", 4}}) == "config key 'brain.resolution' = 4 is out of range [8, 128]");
 }
 
-TEST_CASE("brain.field_step \"fastt\" is refused with the valid values", "[server][config]") {
+TEST_CASE("a brain.field_step typo is refused with the valid values", "[server][config]") {
   CHECK(brain_error({{"field_step", "fastt"}}) ==
         "config key 'brain.field_step' is \"fastt\"; valid values: \"reference\", \"fast\", "
         "\"script\", or the path of a TorchScript .pt file (did you mean \"fast\"?)");

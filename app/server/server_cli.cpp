@@ -190,7 +190,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   try {
     c.validate();
   } catch (const std::exception& e) {
-    std::cerr << "fieldbrain-server: " << e.what() << "\n";
+    // Flags are checked with the file; a value is most often the file's, so name it.
+    std::cerr << "fieldbrain-server: " << (config_path.empty() ? "" : config_path + ": ")
+              << e.what() << "\n";
     out.exit_code = 2;
   }
   return out;

@@ -21,14 +21,13 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fieldbrain::config {
 
@@ -41,15 +40,23 @@ inline std::string describe_value(const nlohmann::json& v) {
     return text + " (" + words + ")";
   };
   switch (v.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return shown("a string");
-    case nlohmann::json::value_t::boolean: return shown("true/false");
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string:
+      return shown("a string");
+    case nlohmann::json::value_t::boolean:
+      return shown("true/false");
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return shown("a whole number");
-    case nlohmann::json::value_t::number_float: return shown("a number with a fraction");
-    default: return shown("a value");
+    case nlohmann::json::value_t::number_unsigned:
+      return shown("a whole number");
+    case nlohmann::json::value_t::number_float:
+      return shown("a number with a fraction");
+    default:
+      return shown("a value");
   }
 }
 
@@ -61,8 +68,8 @@ inline size_t edit_distance(const std::string& a, const std::string& b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }
@@ -100,9 +107,9 @@ inline void check_known_keys(const nlohmann::json& j, const std::string& prefix,
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
     const std::string guess = closest(it.key(), known);
-    throw std::invalid_argument(
-        "unknown config key '" + prefix + it.key() + "'" +
-        (guess.empty() ? "; known keys: " + quoted_list(known) : " (did you mean '" + guess + "'?)"));
+    throw std::invalid_argument("unknown config key '" + prefix + it.key() + "'" +
+                                (guess.empty() ? "; known keys: " + quoted_list(known)
+                                               : " (did you mean '" + guess + "'?)"));
   }
 }
 
@@ -127,9 +134,9 @@ void read_value(const nlohmann::json& v, const std::string& name, T& out) {
     out = v.get<bool>();
   } else if constexpr (std::is_integral_v<T>) {
     // 16.0 is a whole number written with a point; 16.5 is not, and is never truncated.
-    const bool whole = v.is_number_integer() ||
-                       (v.is_number_float() && std::isfinite(v.get<double>()) &&
-                        std::floor(v.get<double>()) == v.get<double>());
+    const bool whole =
+        v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                  std::floor(v.get<double>()) == v.get<double>());
     if (!whole) wrong_type(name, "a whole number", v);
     const double d = v.get<double>();
     if (std::is_unsigned_v<T> && d < 0) wrong_type(name, "a whole number >= 0", v);
@@ -145,8 +152,8 @@ void read_value(const nlohmann::json& v, const std::string& name, T& out) {
       fits = d >= static_cast<double>(Limits::min()) && d <= static_cast<double>(Limits::max());
     }
     if (!fits) {
-      throw std::invalid_argument("config key '" + name + "' = " + v.dump() +
-                                  " is out of range [" + std::to_string(Limits::min()) + ", " +
+      throw std::invalid_argument("config key '" + name + "' = " + v.dump() + " is out of range [" +
+                                  std::to_string(Limits::min()) + ", " +
                                   std::to_string(Limits::max()) + "]");
     }
     out = v.is_number_float() ? static_cast<T>(d) : v.get<T>();
@@ -204,8 +211,8 @@ std::vector<std::string> choice_names(const Choice<E> (&choices)[N]) {
                                       const std::vector<std::string>& valid,
                                       const std::string& also = "") {
   const std::string guess = closest(given, valid);
-  throw std::invalid_argument("config key '" + name + "' is \"" + given + "\"; valid values: " +
-                              quoted_list(valid) + also +
+  throw std::invalid_argument("config key '" + name + "' is \"" + given +
+                              "\"; valid values: " + quoted_list(valid) + also +
                               (guess.empty() ? "" : " (did you mean \"" + guess + "\"?)"));
 }
 

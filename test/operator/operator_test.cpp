@@ -88,8 +88,8 @@ TEST_CASE("with --port 0 the server prints one JSON ready line with the ports it
   CHECK(read_file(log) == line);
   // Its first log line names the version.
   const std::string logs = read_file(err);
-  CHECK(logs.substr(0, logs.find('\n')).find(std::string("fieldbrain-server ") +
-                                             fieldbrain::version()) != std::string::npos);
+  CHECK(logs.substr(0, logs.find('\n'))
+            .find(std::string("fieldbrain-server ") + fieldbrain::version()) != std::string::npos);
   // The robot port it names is the one listening.
   boost::asio::io_context io;
   boost::asio::ip::tcp::socket s(io);
@@ -104,7 +104,8 @@ TEST_CASE("with --port 0 the server prints one JSON ready line with the ports it
 TEST_CASE("any config key can be set with --set, nested ones included, and a bad one is named",
           "[operator]") {
   const Run r = run(std::string(FIELDBRAIN_SERVER_EXE) +
-                    " --config " FIELDBRAIN_SOURCE_DIR "/configs/picarx.json"
+                    " --config " FIELDBRAIN_SOURCE_DIR
+                    "/configs/picarx.json"
                     " --set robots.takeover_after_s=5 --set log_level=debug --set brain.seed=7"
                     " --print-config");
   INFO(r.output);

@@ -34,7 +34,8 @@ TEST_CASE("brain.resolution 16.5 is refused instead of truncated to 16", "[serve
   CHECK(json{{"resolution", 16.0}}.get<BrainConfig>().resolution == 16);
   CHECK(brain_error({{"seed", -1}}) ==
         "config key 'brain.seed' must be a whole number >= 0, not -1 (a whole number)");
-  CHECK(brain_error({{"resolution", 4}}) == "config key 'brain.resolution' = 4 is out of range [8, 128]");
+  CHECK(brain_error({{"resolution", 4}}) ==
+        "config key 'brain.resolution' = 4 is out of range [8, 128]");
 }
 
 TEST_CASE("a brain.field_step typo is refused with the valid values", "[server][config]") {
@@ -67,9 +68,9 @@ TEST_CASE("fieldbrain-server names the config file of a bad brain key", "[server
   const auto dir = fieldbrain::server::testing::fresh_dir("fieldbrain-brain-key-file");
   const std::string path = (dir / "bad_brain.json").string();
   std::ofstream(path) << R"({"brain": {"resolution": 16.5}})";
-  const auto r = fieldbrain::server::testing::run_command(
-      std::string(FIELDBRAIN_SERVER_EXE) + " --config " + path +
-      " --port 0 --monitor-port -1 --state-dir ''");
+  const auto r =
+      fieldbrain::server::testing::run_command(std::string(FIELDBRAIN_SERVER_EXE) + " --config " +
+                                               path + " --port 0 --monitor-port -1 --state-dir ''");
   const std::string& output = r.output;
   INFO(output);
   CHECK(r.exit_code == 2);

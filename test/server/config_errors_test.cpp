@@ -45,9 +45,10 @@ std::string load_error(const std::string& text) {
 void validate(const json& value, const json& schema, const std::string& where,
               std::vector<std::string>& errors) {
   static const std::set<std::string> understood = {
-      "$schema", "$id",     "title",   "description", "default",          "type",
-      "properties", "additionalProperties", "enum", "minimum", "maximum", "exclusiveMinimum",
-      "minLength", "maxLength", "pattern", "anyOf"};
+      "$schema",   "$id",       "title",      "description",
+      "default",   "type",      "properties", "additionalProperties",
+      "enum",      "minimum",   "maximum",    "exclusiveMinimum",
+      "minLength", "maxLength", "pattern",    "anyOf"};
   for (auto it = schema.begin(); it != schema.end(); ++it) {
     if (!understood.count(it.key())) errors.push_back(where + ": unchecked keyword " + it.key());
   }
@@ -136,14 +137,16 @@ TEST_CASE("a key of the wrong type is named with the type it wants and the value
           "[server][config]") {
   CHECK(error_of(R"({"port": "high"})") ==
         "config key 'port' must be a whole number, not \"high\" (a string)");
-  CHECK(error_of(R"({"host": 127})") == "config key 'host' must be a string, not 127 (a whole number)");
+  CHECK(error_of(R"({"host": 127})") ==
+        "config key 'host' must be a string, not 127 (a whole number)");
   CHECK(error_of(R"({"legacy_push": "yes"})") ==
         "config key 'legacy_push' must be true or false, not \"yes\" (a string)");
   CHECK(error_of(R"({"idle_timeout_s": [1]})") ==
         "config key 'idle_timeout_s' must be a number, not an array");
   CHECK(error_of(R"({"robots": {"tokens": {"alice": 5}}})") ==
         "config key 'robots.tokens.alice' must be a string, not 5 (a whole number)");
-  CHECK(error_of(R"({"brain": 3})") == "config key 'brain' must be an object, not 3 (a whole number)");
+  CHECK(error_of(R"({"brain": 3})") ==
+        "config key 'brain' must be an object, not 3 (a whole number)");
   CHECK(error_of(R"({"max_json_line": -1})") ==
         "config key 'max_json_line' must be a whole number >= 0, not -1 (a whole number)");
 }
@@ -152,7 +155,8 @@ TEST_CASE("a whole-number key refuses 16.5 instead of truncating it to 16", "[se
   CHECK(error_of(R"({"max_bad_frames": 16.5})") ==
         "config key 'max_bad_frames' must be a whole number, not 16.5 (a number with a fraction)");
   CHECK(json::parse(R"({"max_bad_frames": 16.0})").get<ServerConfig>().max_bad_frames == 16);
-  CHECK_THAT(error_of(R"({"port": 1e12})"), Catch::Contains("'port' = 1000000000000.0 is out of range"));
+  CHECK_THAT(error_of(R"({"port": 1e12})"),
+             Catch::Contains("'port' = 1000000000000.0 is out of range"));
 }
 
 TEST_CASE("an unknown key is refused with the closest known key", "[server][config]") {
@@ -178,14 +182,15 @@ TEST_CASE("a new enum key gets valid values and did-you-mean from config_reader.
           "[server][config]") {
   enum class Mode { slow, fast };
   static constexpr fieldbrain::config::Choice<Mode> kModes[] = {{"slow", Mode::slow},
-                                                                 {"fast", Mode::fast}};
+                                                                {"fast", Mode::fast}};
   Mode m = Mode::slow;
   fieldbrain::config::read_choice(json{{"mode", "fast"}}, "x.", "mode", m, kModes);
   CHECK(m == Mode::fast);
   CHECK(std::string(fieldbrain::config::choice_name(m, kModes)) == "fast");
-  CHECK_THROWS_WITH(fieldbrain::config::read_choice(json{{"mode", "fsat"}}, "x.", "mode", m, kModes),
-                    "config key 'x.mode' is \"fsat\"; valid values: \"slow\", \"fast\" (did you "
-                    "mean \"fast\"?)");
+  CHECK_THROWS_WITH(
+      fieldbrain::config::read_choice(json{{"mode", "fsat"}}, "x.", "mode", m, kModes),
+      "config key 'x.mode' is \"fsat\"; valid values: \"slow\", \"fast\" (did you "
+      "mean \"fast\"?)");
   CHECK_THROWS_WITH(fieldbrain::config::read_choice(json{{"mode", 1}}, "x.", "mode", m, kModes),
                     "config key 'x.mode' must be a string, not 1 (a whole number)");
 }

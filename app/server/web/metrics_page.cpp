@@ -82,7 +82,8 @@ std::string metrics_text(const WorkerFacts& facts, BrainWorker& worker, ServerSt
     out += fmt::format("fieldbrain_reply_latency_seconds_bucket{{le=\"{}\"}} {}\n",
                        LatencyHistogram::kBounds[i], latency.cumulative(i));
   }
-  out += fmt::format("fieldbrain_reply_latency_seconds_bucket{{le=\"+Inf\"}} {}\n", latency.count());
+  out +=
+      fmt::format("fieldbrain_reply_latency_seconds_bucket{{le=\"+Inf\"}} {}\n", latency.count());
   out += fmt::format("fieldbrain_reply_latency_seconds_sum {}\n", latency.sum_seconds());
   out += fmt::format("fieldbrain_reply_latency_seconds_count {}\n", latency.count());
 
@@ -92,8 +93,9 @@ std::string metrics_text(const WorkerFacts& facts, BrainWorker& worker, ServerSt
                        stats.errors_with_code(kCodeDimensionMismatch);
   family(out, "fieldbrain_bad_frames_total", "counter",
          "Robot frames refused (invalid, too large, wrong size).", static_cast<double>(bad));
-  out += "# HELP fieldbrain_errors_total Errors logged, by protocol error code name.\n"
-         "# TYPE fieldbrain_errors_total counter\n";
+  out +=
+      "# HELP fieldbrain_errors_total Errors logged, by protocol error code name.\n"
+      "# TYPE fieldbrain_errors_total counter\n";
   const json by_code = stats.connection_stats_json()["error_stats"]["by_code"];
   for (auto it = by_code.begin(); it != by_code.end(); ++it) {
     out += fmt::format("fieldbrain_errors_total{{code=\"{}\"}} {}\n", label(it.key()),

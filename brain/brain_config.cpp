@@ -1,27 +1,34 @@
 #include "brain/brain_config.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "brain/config_reader.h"
 
 namespace fieldbrain {
 namespace {
 
 void check_range(const char* name, int64_t value, int64_t lo, int64_t hi) {
   if (value < lo || value > hi) {
-    throw std::invalid_argument(
-        fmt::format("brain config: {} = {} is out of range [{}, {}]", name, value, lo, hi));
+    throw std::invalid_argument(fmt::format("config key 'brain.{}' = {} is out of range [{}, {}]",
+                                            name, value, lo, hi));
   }
 }
 
-// Reads j[key] into out, naming the key when the JSON type does not fit.
-template <typename T>
-void read_key(const nlohmann::json& j, const char* key, T& out) {
-  try {
-    out = j.at(key).get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(fmt::format("brain config: key \"{}\": {}", key, e.what()));
-  }
+// The names field_step takes besides a path (docs/configuration.md).
+const std::vector<std::string>& field_step_names() {
+  static const std::vector<std::string> names = {"reference", "fast", "script"};
+  return names;
+}
+
+// A field_step that is none of the names must look like a path, so a typo ("fastt") is
+// refused with the valid names instead of failing later as a file that cannot be loaded.
+bool names_a_file(const std::string& field_step) {
+  return field_step.find('/') != std::string::npos ||
+         (field_step.size() > 3 && field_step.compare(field_step.size() - 3, 3, ".pt") == 0);
 }
 
 }  // namespace
@@ -32,12 +39,14 @@ void BrainConfig::validate() const {
   check_range("resolution", resolution, 8, 128);
   check_range("attractor_capacity", attractor_capacity, 1, 256);
   check_range("telemetry_every", telemetry_every, 1, int64_t{1} << 40);
-  if (field_step.empty()) {
-    throw std::invalid_argument("brain config: field_step is empty");
+  const auto& steps = field_step_names();
+  if (std::find(steps.begin(), steps.end(), field_step) == steps.end() &&
+      !names_a_file(field_step)) {
+    config::not_a_choice("brain.field_step", field_step, steps,
+                         ", or the path of a TorchScript .pt file");
   }
   if (device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
-    throw std::invalid_argument(
-        fmt::format("brain config: device = \"{}\" (expected \"cpu\" or \"cuda\")", device));
+    config::not_a_choice("brain.device", device, {"cpu", "cuda"}, ", or \"cuda:N\"");
   }
 }
 
@@ -54,21 +63,21 @@ void to_json(nlohmann::json& j, const BrainConfig& c) {
 
 void from_json(const nlohmann::json& j, BrainConfig& c) {
   if (!j.is_object()) {
-    throw std::invalid_argument("brain config: expected a JSON object");
+    throw std::invalid_argument("config key 'brain' must be an object, not " +
+                                config::describe_value(j));
   }
+  config::check_known_keys(j, "brain.",
+                           {"sensory_dim", "motor_dim", "resolution", "attractor_capacity", "seed",
+                            "telemetry_every", "field_step", "device"});
   BrainConfig out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    if (key == "sensory_dim") read_key(j, "sensory_dim", out.sensory_dim);
-    else if (key == "motor_dim") read_key(j, "motor_dim", out.motor_dim);
-    else if (key == "resolution") read_key(j, "resolution", out.resolution);
-    else if (key == "attractor_capacity") read_key(j, "attractor_capacity", out.attractor_capacity);
-    else if (key == "seed") read_key(j, "seed", out.seed);
-    else if (key == "telemetry_every") read_key(j, "telemetry_every", out.telemetry_every);
-    else if (key == "field_step") read_key(j, "field_step", out.field_step);
-    else if (key == "device") read_key(j, "device", out.device);
-    else throw std::invalid_argument(fmt::format("brain config: unknown key \"{}\"", key));
-  }
+  config::read_key(j, "brain.", "sensory_dim", out.sensory_dim);
+  config::read_key(j, "brain.", "motor_dim", out.motor_dim);
+  config::read_key(j, "brain.", "resolution", out.resolution);
+  config::read_key(j, "brain.", "attractor_capacity", out.attractor_capacity);
+  config::read_key(j, "brain.", "seed", out.seed);
+  config::read_key(j, "brain.", "telemetry_every", out.telemetry_every);
+  config::read_key(j, "brain.", "field_step", out.field_step);
+  config::read_key(j, "brain.", "device", out.device);
   out.validate();
   c = out;
 }

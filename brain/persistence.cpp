@@ -11,9 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include <openssl/evp.h>
-
 #include "brain/plain_pickle.h"
+#include "hrr/sha256.h"
 
 namespace fieldbrain {
 namespace {
@@ -56,58 +55,26 @@ std::string parent_dir(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// RAII over an OpenSSL digest context.
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1)
-      throw std::runtime_error("sha256: OpenSSL digest initialisation failed");
-  }
-  void update(const void* data, size_t n) {
-    if (n > 0 && EVP_DigestUpdate(ctx_.get(), data, n) != 1)
-      throw std::runtime_error("sha256: OpenSSL digest update failed");
-  }
-  void update(const std::string& s) { update(s.data(), s.size() + 1); }  // with its '\0'
-  std::string hex() {
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    if (EVP_DigestFinal_ex(ctx_.get(), out, &n) != 1)
-      throw std::runtime_error("sha256: OpenSSL digest finalisation failed");
-    static const char* digits = "0123456789abcdef";
-    std::string h;
-    for (unsigned int i = 0; i < n; ++i) {
-      h += digits[out[i] >> 4];
-      h += digits[out[i] & 15];
-    }
-    return h;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx_;
-};
-
-void put_int64(Sha256& sha, int64_t v) {
-  unsigned char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
-  sha.update(b, 8);
-}
+// The archive digest hashes each string with its terminating '\0' (so "ab"+"c" and "a"+"bc"
+// differ); the SHA-256 itself is hrr::Sha256, the project's one wrapper over libcrypto.
+void update_with_nul(hrr::Sha256& sha, const std::string& s) { sha.update(s.data(), s.size() + 1); }
 
 }  // namespace
 
 std::string archive_digest(const std::map<std::string, torch::Tensor>& tensors,
                            const std::string& meta_dump, int64_t version) {
-  Sha256 sha;
-  sha.update(digest_domain(version));
-  sha.update(meta_dump);
+  hrr::Sha256 sha;
+  update_with_nul(sha, digest_domain(version));
+  update_with_nul(sha, meta_dump);
   for (const auto& [name, tensor] : tensors) {  // std::map: name order
     torch::Tensor t = tensor.to(torch::kCPU).contiguous();
-    sha.update(name);
-    sha.update(std::string(c10::toString(t.scalar_type())));
-    put_int64(sha, t.dim());
-    for (int64_t d : t.sizes()) put_int64(sha, d);
+    update_with_nul(sha, name);
+    update_with_nul(sha, std::string(c10::toString(t.scalar_type())));
+    sha.update_u64_le(static_cast<uint64_t>(t.dim()));
+    for (int64_t d : t.sizes()) sha.update_u64_le(static_cast<uint64_t>(d));
     sha.update(t.data_ptr(), t.numel() * t.element_size());
   }
-  return sha.hex();
+  return hrr::to_hex(sha.finish());
 }
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {

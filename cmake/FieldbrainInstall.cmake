@@ -3,7 +3,7 @@
 #   fieldbrain::hrr    the HRR library (static)
 #   fieldbrain::ops    libfieldbrain_ops.so, the custom operators (shared: its registration
 #                      runs when it loads, also from TorchScript or Python)
-# with Torch, nlohmann_json, fmt and OpenSSL found by the package config. Headers go under
+# with Torch, nlohmann_json, fmt, spdlog, OpenSSL and Threads found by the package config. Headers go under
 # <prefix>/include/fieldbrain/{brain,hrr}: include them as <fieldbrain/brain/field_brain.h>.
 # The same names exist in the build tree (ALIAS targets) for add_subdirectory users.
 include(GNUInstallDirs)
@@ -36,8 +36,27 @@ install(EXPORT fieldbrainTargets NAMESPACE fieldbrain:: DESTINATION ${FIELDBRAIN
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/fieldbrainConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/fieldbrainConfig.cmake
                               INSTALL_DESTINATION ${FIELDBRAIN_CMAKE_DIR})
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake VERSION 1.0.0
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake VERSION ${PROJECT_VERSION}
                                  COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/fieldbrainConfig.cmake
               ${PROJECT_BINARY_DIR}/fieldbrainConfigVersion.cmake
         DESTINATION ${FIELDBRAIN_CMAKE_DIR})
+
+# What an operator runs: the server and its load test (the other executables compare against
+# the Python reference in this checkout, so they stay in build/bin), the shipped configs, the
+# config schema and the systemd unit. The executables find libfieldbrain_ops.so beside them.
+set(FIELDBRAIN_INSTALLED_EXECUTABLES "")
+foreach(exe fieldbrain-server fieldbrain-soak)
+  if(TARGET ${exe})
+    list(APPEND FIELDBRAIN_INSTALLED_EXECUTABLES ${exe})
+    set_target_properties(${exe} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
+                                            INSTALL_RPATH_USE_LINK_PATH ON)
+  endif()
+endforeach()
+install(TARGETS ${FIELDBRAIN_INSTALLED_EXECUTABLES} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/configs/default.json ${PROJECT_SOURCE_DIR}/configs/picarx.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fieldbrain/configs)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/config.schema.json
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fieldbrain)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/fieldbrain.service
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/fieldbrain/deploy)

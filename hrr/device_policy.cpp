@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hrr/algebra.h"
+#include "hrr/call_timing.h"
 #include "hrr/random_vectors.h"
 
 namespace fieldbrain::hrr {
@@ -14,18 +15,17 @@ namespace {
 // cuFFT plan).
 double median_bind_ms(const torch::Tensor& a, const torch::Tensor& b) {
   const bool cuda = a.is_cuda();
-  auto once = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    bind(a, b);
-    if (cuda) torch::cuda::synchronize();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  once();
-  once();
-  std::vector<double> ms;
-  for (int i = 0; i < 7; ++i) ms.push_back(once());
-  std::nth_element(ms.begin(), ms.begin() + 3, ms.end());
-  return ms[3];
+  TimingBudget budget;
+  budget.warmup_calls = 2;
+  budget.min_calls = 7;
+  budget.max_calls = 7;
+  budget.min_total_seconds = 3600;  // no time budget: exactly the 7 calls
+  return median_call_ms(
+      [&] {
+        bind(a, b);
+        if (cuda) torch::cuda::synchronize();
+      },
+      budget);
 }
 
 }  // namespace

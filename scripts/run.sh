@@ -15,20 +15,21 @@ bin=${BIN:-build/bin}  # another build tree: BIN=build-x/bin SKIP_BUILD=1
 [ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; TARGETS="fieldbrain-server fieldbrain-sim" scripts/build.sh; }
 mkdir -p "$out"
 log="$out/server.log"
+ready="$out/ready.json"  # the server's ready line: version, pid, the ports it bound
+rm -f "$ready"
 "$bin/fieldbrain-server" --config configs/default.json --host 127.0.0.1 --port 0 \
-  --monitor-port 0 --state-dir "$out/state" >"$log" 2>&1 &
+  --monitor-port 0 --state-dir "$out/state" --ready-file "$ready" >"$log" 2>&1 &
 server=$!
 stop_server() { kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
 trap stop_server EXIT
-ports=""
 for _ in $(seq 1 1200); do
-  ports=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\) (monitor \([0-9]*\)).*/\1 \2/p' "$log" | head -1)
-  [ -n "$ports" ] && break
+  [ -s "$ready" ] && break
   kill -0 "$server" 2>/dev/null || { echo "fieldbrain-server failed to start:"; cat "$log"; exit 1; }
   sleep 0.1
 done
-[ -n "$ports" ] || { echo "fieldbrain-server did not start within 120 s"; cat "$log"; exit 1; }
-read -r port monitor <<<"$ports"
+[ -s "$ready" ] || { echo "fieldbrain-server did not start within 120 s"; cat "$log"; exit 1; }
+read -r port monitor < <(/usr/bin/python3 -c \
+  'import json, sys; r = json.load(open(sys.argv[1])); print(r["port"], r["monitor_port"])' "$ready")
 echo "fieldbrain-server on 127.0.0.1:$port (monitor $monitor), log $log"
 status=0
 "$bin/fieldbrain-sim" --server "127.0.0.1:$port" --monitor "127.0.0.1:$monitor" \

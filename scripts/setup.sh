@@ -10,6 +10,7 @@ PACKAGES=(
   libsleef-dev python3-matplotlib
   chromium chromium-driver python3-selenium
   clang libclang-rt-dev
+  systemd curl  # systemd-analyze verifies deploy/fieldbrain.service; curl scrapes /metrics
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -24,6 +24,7 @@
 #include "app/bench/bench_rows.h"
 #include "app/bench/device_timer.h"
 #include "brain/ops/caching_allocator.h"
+#include "app/version/version.h"
 
 using namespace fieldbrain::bench;
 
@@ -45,6 +46,7 @@ int64_t python_cycles(int64_t B, int64_t R) {
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain-bench: field step and brain cycle timings (table + JSON)"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-bench"));
   bool quick = false;
   std::string json_path;
   std::vector<int64_t> Rs, Bs;

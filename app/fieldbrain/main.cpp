@@ -17,25 +17,24 @@
 #include "app/fieldbrain/picarx_stream.h"
 #include "app/fieldbrain/replay_command.h"
 #include "brain/brain_config.h"
+#include "brain/config_reader.h"
 #include "brain/field_brain.h"
 #include "brain/ops/caching_allocator.h"
+#include "app/version/version.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 fieldbrain::BrainConfig read_brain_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open config '" + path + "'");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("config '" + path + "' is not valid JSON: " + e.what());
-  }
+  const nlohmann::json j = fieldbrain::config::parse_json_file(path);  // names line and column
   // A server config holds the brain under "brain"; a bare brain config is accepted too.
   const nlohmann::json& brain = j.contains("brain") ? j.at("brain") : j;
-  return brain.get<fieldbrain::BrainConfig>();
+  try {
+    return brain.get<fieldbrain::BrainConfig>();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());  // the key's error, with its file
+  }
 }
 
 // Runs the Python reference's timer and returns its JSON line (empty object on failure).
@@ -61,6 +60,7 @@ nlohmann::json time_python(int64_t R, int64_t B, int64_t cycles) {
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain: run brain cycles on a synthetic PiCar-X stream"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain"));
   std::string config_path = std::string(FIELDBRAIN_SOURCE_DIR) + "/configs/default.json";
   int64_t cycles = 200, robots = 1, resolution = 0, threads = 0;
   std::string field_step;

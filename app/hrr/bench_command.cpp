@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app/hrr/bench_timing.h"
+#include "hrr/call_timing.h"
 #include "app/hrr/commands.h"
 #include "hrr/algebra.h"
 #include "hrr/device_policy.h"

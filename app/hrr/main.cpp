@@ -4,9 +4,11 @@
 #include <iostream>
 
 #include "app/hrr/commands.h"
+#include "app/version/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain-hrr: holographic reduced representations on LibTorch"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-hrr"));
   app.require_subcommand(1);
   fieldbrain::hrr::cli::add_capacity_command(app);
   fieldbrain::hrr::cli::add_bench_command(app);

@@ -10,6 +10,7 @@
 #include "app/server/handshake.h"
 #include "app/server/state_files.h"
 #include "app/server/wall_clock.h"
+#include "app/version/version.h"
 
 namespace fieldbrain::server {
 namespace {
@@ -256,6 +257,7 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.last_latency_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.queued_at)
             .count();
+    stats_.reply_latency().record(robot.view.last_latency_ms / 1000.0);
     robot.in_flight = false;
     robot.last_active = SteadyClock::now();
     job.done(std::move(r));
@@ -300,6 +302,7 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   line["motors"] = v.last_motors;
   line["reward"] = v.last_reward;
   line["latency_ms"] = v.last_latency_ms;
+  line["server_version"] = fieldbrain::version();
   publish(v.cycle, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

@@ -1,13 +1,19 @@
 // fieldbrain-server: parses the config and flags, checks them (startup_checks.h: the brain
 // config, a trial brain on the configured device and field step, the state directory) before
 // any port opens, serves until SIGINT/SIGTERM, then answers the frames in flight, saves every
-// robot and exits 0. Bad configuration exits 2 with a message naming the key; a robot whose
-// final save failed makes it exit 3, naming the robot.
+// robot and exits 0. When serving it prints one JSON line on stdout (the ready line: version,
+// pid, the bound ports; also written to --ready-file). Bad configuration exits 2 with a
+// message naming the key; a robot whose final save failed makes it exit 3, naming the robot.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "app/server/server.h"
@@ -15,6 +21,25 @@
 #include "app/server/startup_checks.h"
 #include "app/server/torch_brain_engine.h"
 #include "app/server/web/web_monitor.h"
+#include "app/version/version.h"
+
+namespace {
+
+// Written whole or not at all (a temporary file renamed), so a script polling for it never
+// reads half a line.
+void write_ready_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write the ready file " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("cannot write the ready file " + path);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fieldbrain::server;
@@ -24,13 +49,19 @@ int main(int argc, char** argv) {
     std::cout << nlohmann::json(cli.config).dump(2) << "\n";
     return 0;
   }
+  // Logs on stderr (docs/server.md), so stdout carries only the ready line.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   spdlog::set_level(spdlog::level::from_str(cli.config.log_level));
+  spdlog::info("fieldbrain-server {}", fieldbrain::version());
   std::unique_ptr<BrainEngine> engine;
   try {
     try {
       engine = make_field_brain_engine(cli.config.brain);
     } catch (const std::exception& e) {
-      throw std::runtime_error(std::string("config key 'brain': ") + e.what());
+      // The brain keys are read here, not with the file: name the file like its other keys.
+      throw std::runtime_error(
+          (cli.config_path.empty() ? std::string() : cli.config_path + ": ") + e.what());
     }
     run_startup_checks(cli.config, *engine);
   } catch (const std::exception& e) {
@@ -51,6 +82,18 @@ int main(int argc, char** argv) {
     server.start();
     web_monitor.start();
     spdlog::info("ready; brain {}", engine->describe().dump());
+    // For scripts and supervisors: one JSON line on stdout (and in --ready-file), with the
+    // ports actually bound (--port 0 picks a free one), instead of a log line to scrape.
+    const nlohmann::json ready = {{"ready", true},
+                                  {"version", fieldbrain::version()},
+                                  {"pid", ::getpid()},
+                                  {"port", server.port()},
+                                  {"monitor_port", cli.config.monitor_port < 0
+                                                       ? -1
+                                                       : int{server.monitor_port()}},
+                                  {"web_port", web_monitor.enabled() ? int{web_monitor.port()} : -1}};
+    std::cout << ready.dump() << std::endl;
+    if (!cli.ready_file.empty()) write_ready_file(cli.ready_file, ready.dump() + "\n");
     signals_io.run();
     spdlog::info("signal {} received", received);
     server.stop();

@@ -20,15 +20,14 @@ void require_policy(bool ok, const char* key, const std::string& what) {
 }  // namespace
 
 void from_json(const nlohmann::json& j, RobotPolicy& p) {
-  if (!j.is_object()) throw std::invalid_argument("config key 'robots' must be an object");
+  if (!j.is_object()) {
+    throw std::invalid_argument("config key 'robots' must be an object, not " +
+                                config::describe_value(j));
+  }
   static const std::set<std::string> known = {
       "require_tokens",   "tokens",          "binary_key",         "address_names",
       "takeover_after_s", "max_live_brains", "state_dir_max_bytes"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!known.count(it.key())) {
-      throw std::invalid_argument("unknown config key 'robots." + it.key() + "'");
-    }
-  }
+  config::check_known_keys(j, "robots.", std::vector<std::string>(known.begin(), known.end()));
   read_policy_key(j, "require_tokens", p.require_tokens);
   read_policy_key(j, "tokens", p.tokens);
   read_policy_key(j, "binary_key", p.binary_key);
@@ -52,8 +51,7 @@ void to_json(nlohmann::json& j, const RobotPolicy& p) {
 }
 
 void RobotPolicy::validate() const {
-  require_policy(binary_key == "profile" || binary_key == "address", "binary_key",
-                 "must be \"profile\" or \"address\"");
+  require_one_of(binary_key, "robots.", "binary_key", {"profile", "address"});
   for (const auto& [id, token] : tokens) {
     require_policy(!id.empty() && id.size() <= 128, "tokens", "ids must have 1..128 characters");
     require_policy(token.size() >= 8 && token.size() <= 256, "tokens",

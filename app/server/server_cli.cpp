@@ -3,6 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "app/version/version.h"
+#include "brain/config_reader.h"
 
 namespace fieldbrain::server {
 namespace {
@@ -17,12 +22,41 @@ void override_flag(CLI::App& app, const std::string& flags, std::optional<T>& sl
 
 }  // namespace
 
+void apply_set(nlohmann::json& j, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw std::invalid_argument("--set " + assignment + ": expected KEY=VALUE (e.g. --set port=0)");
+  }
+  nlohmann::json* at = &j;
+  const std::string key = assignment.substr(0, eq);
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = key.find('.', begin);
+    const std::string part = key.substr(begin, dot == std::string::npos ? dot : dot - begin);
+    if (part.empty()) throw std::invalid_argument("--set " + assignment + ": empty key");
+    if (!at->is_object()) *at = nlohmann::json::object();
+    at = &(*at)[part];
+    if (dot == std::string::npos) break;
+    begin = dot + 1;
+  }
+  const std::string value = assignment.substr(eq + 1);
+  nlohmann::json parsed = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+  *at = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+}
+
 CliOutcome parse_server_cli(int argc, char** argv) {
   CliOutcome out;
   CLI::App app{"fieldbrain-server: the field brain for robots of both Python server generations"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-server"));
   std::string config_path;
   app.add_option("-c,--config", config_path, "JSON config file (configs/default.json)");
   app.add_flag("--print-config", out.print_config, "print the merged config and exit");
+  std::vector<std::string> sets;
+  app.add_option("--set", sets,
+                 "set any config key, KEY=VALUE (robots.takeover_after_s=5, brain.seed=7); "
+                 "VALUE is JSON or a bare string; the named flags below win");
+  app.add_option("--ready-file", out.ready_file,
+                 "when serving, also write the ready line (JSON: version, pid, ports) here");
 
   std::optional<std::string> web_host;
   std::optional<int> web_port;
@@ -95,7 +129,20 @@ CliOutcome parse_server_cli(int argc, char** argv) {
     return out;
   }
   try {
+    out.config_path = config_path;
     if (!config_path.empty()) out.config = load_server_config(config_path);
+    if (!sets.empty()) {
+      // Checked again with the --set keys applied to the file's own JSON (not to the parsed
+      // config, whose secrets print masked); errors name --set.
+      nlohmann::json j = config_path.empty() ? nlohmann::json::object()
+                                             : config::parse_json_file(config_path);
+      try {
+        for (const auto& assignment : sets) apply_set(j, assignment);
+        out.config = j.get<ServerConfig>();
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("--set: ") + e.what());
+      }
+    }
   } catch (const std::exception& e) {
     std::cerr << "fieldbrain-server: " << e.what() << "\n";
     out.exit_code = 2;
@@ -143,7 +190,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   try {
     c.validate();
   } catch (const std::exception& e) {
-    std::cerr << "fieldbrain-server: " << e.what() << "\n";
+    // Flags are checked with the file; a value is most often the file's, so name it.
+    std::cerr << "fieldbrain-server: " << (config_path.empty() ? "" : config_path + ": ")
+              << e.what() << "\n";
     out.exit_code = 2;
   }
   return out;

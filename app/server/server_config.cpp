@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 
-#include <fstream>
 #include <set>
 #include <stdexcept>
 
@@ -64,13 +63,12 @@ const std::set<std::string>& known_keys() {
 nlohmann::json default_brain_config() { return {{"field_step", "fast"}}; }
 
 void from_json(const nlohmann::json& j, ServerConfig& c) {
-  if (!j.is_object()) throw std::invalid_argument("server config must be a JSON object");
-  const auto& known = known_keys();
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!known.count(it.key())) {
-      throw std::invalid_argument("unknown config key '" + it.key() + "'");
-    }
+  if (!j.is_object()) {
+    throw std::invalid_argument("a server config must be a JSON object, not " +
+                                config::describe_value(j));
   }
+  const auto& known = known_keys();
+  config::check_known_keys(j, "", std::vector<std::string>(known.begin(), known.end()));
   read_key(j, "host", c.host);
   read_key(j, "monitor_host", c.monitor_host);
   read_key(j, "monitor_token", c.monitor_token);
@@ -99,7 +97,10 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "legacy_push_after_s", c.legacy_push_after_s);
   if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
   if (j.contains("brain")) {
-    require(j.at("brain").is_object(), "brain", "must be an object");
+    if (!j.at("brain").is_object()) {
+      throw std::invalid_argument("config key 'brain' must be an object, not " +
+                                  config::describe_value(j.at("brain")));
+    }
     // Keys the file leaves out keep the server's brain defaults (field_step "fast").
     c.brain = default_brain_config();
     c.brain.update(j.at("brain"));
@@ -154,10 +155,8 @@ void ServerConfig::validate() const {
   require(max_bad_frames >= 1, "max_bad_frames", "must be >= 1");
   require(max_json_line >= 64, "max_json_line", "must be >= 64");
   require(save_every_cycles >= 0, "save_every_cycles", "must be >= 0");
-  static const std::set<std::string> levels = {"trace", "debug",    "info", "warn",
-                                               "error", "critical", "off"};
-  require(levels.count(log_level) > 0, "log_level",
-          "must be one of trace, debug, info, warn, error, critical, off");
+  require_one_of(log_level, "", "log_level",
+                 {"trace", "debug", "info", "warn", "error", "critical", "off"});
   require(subscriber_queue >= 1, "subscriber_queue", "must be >= 1");
   require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
   require(web_port >= -1 && web_port <= 65535, "web_port", "must be in -1..65535 (-1 = off)");
@@ -173,10 +172,7 @@ void ServerConfig::validate() const {
 }
 
 ServerConfig load_server_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open config file " + path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw std::runtime_error("config file " + path + " is not valid JSON");
+  const nlohmann::json j = config::parse_json_file(path);  // names the line and column
   try {
     return j.get<ServerConfig>();
   } catch (const std::exception& e) {

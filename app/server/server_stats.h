@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/server/latency_histogram.h"
+
 namespace fieldbrain::server {
 
 class ServerStats {
@@ -41,6 +43,9 @@ class ServerStats {
   // connection_stats' data object (§4.1).
   nlohmann::json connection_stats_json() const;
 
+  // Reply latencies for /metrics (recorded by the brain worker; its own lock-free piece).
+  LatencyHistogram& reply_latency() { return reply_latency_; }
+
  private:
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point start_;
@@ -60,6 +65,7 @@ class ServerStats {
   };
   static constexpr size_t kMaxErrorSources = 256;
   std::map<std::string, SourceErrors> by_source_;
+  LatencyHistogram reply_latency_;
 };
 
 }  // namespace fieldbrain::server

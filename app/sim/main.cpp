@@ -7,10 +7,12 @@
 
 #include "app/sim/behaviour_bench.h"
 #include "app/sim/sim_run.h"
+#include "app/version/version.h"
 
 int main(int argc, char** argv) {
   using namespace fieldbrain::sim;
   CLI::App app{"fieldbrain-sim: simulated PiCar-X robots for a fieldbrain server"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-sim"));
   SimOptions o;
   std::string framing = "b", controller = "brain";
   bool no_progress = false, bench = false;

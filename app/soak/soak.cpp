@@ -18,6 +18,7 @@
 #include "app/server/robot_client.h"
 #include "app/server/server.h"
 #include "app/server/torch_brain_engine.h"
+#include "app/version/version.h"
 
 using namespace fieldbrain::server;
 
@@ -32,6 +33,11 @@ struct RunResult {
   int failures = 0;
 };
 
+// Nearest-rank percentile (the smallest sample with at least q of the samples at or below it):
+// an exact order statistic over the few thousand latencies of a run, which std::nth_element
+// gives in linear time. Kept by hand on purpose: a statistics library would add a dependency
+// for these four lines, and torch::quantile (linked here) interpolates between samples, which
+// would report latencies no frame had.
 double percentile(std::vector<double>& v, double q) {
   if (v.empty()) return 0.0;
   const size_t k = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * v.size())) - 1);
@@ -105,6 +111,7 @@ RunResult run(Server& server, int robots, int sensors, int motors, double second
 
 int main(int argc, char** argv) {
   CLI::App app{"fieldbrain-soak: latency and throughput of fieldbrain-server"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-soak"));
   std::string config_path, out_path = "soak.json", field_step, robots_list = "1,4,16";
   int64_t resolution = 16;
   int sensors = 12, motors = 6, warmup = 10;

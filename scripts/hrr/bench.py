@@ -58,7 +58,7 @@ def median_call_ms(call, quick):
         start = time.perf_counter()
         call()
         seconds = time.perf_counter() - start
-        if seconds > 4 * budget:  # same rule as bench_timing.cpp
+        if seconds > 4 * budget:  # same rule as hrr/call_timing.cpp
             return seconds * 1e3
     times = []
     total = 0.0
@@ -68,7 +68,7 @@ def median_call_ms(call, quick):
         seconds = time.perf_counter() - start
         times.append(seconds * 1e3)
         total += seconds
-    return sorted(times)[len(times) // 2]  # same definition as bench_timing.cpp
+    return sorted(times)[len(times) // 2]  # same definition as hrr/call_timing.cpp
 
 
 def main():

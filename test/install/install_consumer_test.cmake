@@ -14,7 +14,9 @@ endfunction()
 
 run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(required include/fieldbrain/brain/field_brain.h include/fieldbrain/hrr/algebra.h
-                 lib/cmake/fieldbrain/fieldbrainConfig.cmake)
+                 lib/cmake/fieldbrain/fieldbrainConfig.cmake bin/fieldbrain-server bin/fieldbrain-soak
+                 share/fieldbrain/configs/default.json share/fieldbrain/config.schema.json
+                 share/fieldbrain/deploy/fieldbrain.service)
   if(NOT EXISTS ${prefix}/${required})
     message(FATAL_ERROR "the install has no ${required}")
   endif()
@@ -29,6 +31,16 @@ foreach(f ${installed})
     message(FATAL_ERROR "${f} names the source tree: ${first}")
   endif()
 endforeach()
+
+# The installed executables run from the prefix (their RPATH finds libfieldbrain_ops.so there),
+# and the server accepts the installed config.
+run("installed fieldbrain-server --version" ${prefix}/bin/fieldbrain-server --version)
+if(NOT last_output MATCHES "^fieldbrain-server [0-9]")
+  message(FATAL_ERROR "fieldbrain-server --version printed: ${last_output}")
+endif()
+run("installed fieldbrain-soak --version" ${prefix}/bin/fieldbrain-soak --version)
+run("installed fieldbrain-server --print-config" ${prefix}/bin/fieldbrain-server
+    --config ${prefix}/share/fieldbrain/configs/picarx.json --print-config)
 
 set(launcher_arg "")
 if(LAUNCHER)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,5 +55,23 @@ struct ChildProcess {
   }
   pid_t pid = -1;
 };
+
+// A shell command's exit status and its stdout and stderr together; `timeout` bounds it.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+inline CommandResult run_command(const std::string& command, int timeout_s = 120) {
+  CommandResult r;
+  const std::string bounded = "timeout " + std::to_string(timeout_s) + " " + command + " 2>&1";
+  FILE* p = ::popen(bounded.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return r;
+}
 
 }  // namespace fieldbrain::server::testing

@@ -24,25 +24,15 @@ using namespace fieldbrain::server::testing;
 
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Run = CommandResult;
 
-// Runs the server executable with `args` (bounded by `timeout`), capturing its output.
+// Runs the server executable with `args` (bounded), capturing its output.
 Run run_server(const std::string& args) {
-  const std::string cmd = "timeout 60 " + std::string(FIELDBRAIN_SERVER_EXE) +
-                          " --host 127.0.0.1 --port 0 --monitor-port -1 --resolution 8 "
-                          "--log-level warn " +
-                          args + " 2>&1";
-  Run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return r;
+  return run_command(std::string(FIELDBRAIN_SERVER_EXE) +
+                         " --host 127.0.0.1 --port 0 --monitor-port -1 --resolution 8 "
+                         "--log-level warn " +
+                         args,
+                     60);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@ Every process started here is stopped by `Stack.close()` (SIGTERM, then SIGKILL 
 every wait is bounded."""
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -62,7 +61,8 @@ class Stack:
             [os.path.join(bin_dir, "fieldbrain-server"), "--config",
              os.path.join(REPO, "configs", "default.json"), "--host", "127.0.0.1", "--port", "0",
              "--monitor-port", "0", "--web-port", "0", "--state-dir", self.tmp.name,
-             "--save-every", "0", "--resolution", str(resolution), *extra_server_args],
+             "--save-every", "0", "--resolution", str(resolution),
+             "--ready-file", os.path.join(self.tmp.name, "ready.json"), *extra_server_args],
             self.log)
         ports = wait_for("the server's ports in " + self.log_path, self._ports, 120)
         self.port, self.monitor_port, self.web_port = ports
@@ -80,13 +80,13 @@ class Stack:
         if self.server.poll() is not None:
             raise AssertionError(f"fieldbrain-server exited ({self.server.returncode}); "
                                  f"see {self.log_path}")
-        with open(self.log_path) as f:
-            text = f.read()
-        robot = re.search(r"listening on [^ ]*:(\d+) \(monitor (\d+)\)", text)
-        web = re.search(r"web monitor on http://[^:]+:(\d+)/", text)
-        if robot and web:
-            return int(robot.group(1)), int(robot.group(2)), int(web.group(1))
-        return None
+        # The ready line (written whole, atomically) names the ports the server bound.
+        try:
+            with open(os.path.join(self.tmp.name, "ready.json")) as f:
+                ready = json.load(f)
+        except FileNotFoundError:
+            return None
+        return ready["port"], ready["monitor_port"], ready["web_port"]
 
     @property
     def url(self):

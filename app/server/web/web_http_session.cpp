@@ -7,6 +7,7 @@
 
 #include "app/server/access_token.h"
 #include "app/server/web/web_assets.h"
+#include "app/server/web/metrics_page.h"
 #include "app/server/web/web_hub.h"
 #include "app/server/web/web_socket_session.h"
 
@@ -123,6 +124,20 @@ void WebHttpSession::on_request() {
   if (request.method() != http::verb::get && request.method() != http::verb::head) {
     return respond(plain(http::status::method_not_allowed, request.version(), keep_alive,
                          "only GET and HEAD"));
+  }
+  if (is_operator_page(target)) {  // /metrics, /healthz (metrics_page.h)
+    const unsigned version = request.version();
+    return render_operator_page(
+        target, hub_, [self = shared_from_this(), version, keep_alive](OperatorPage page) {
+          http::response<http::string_body> res{static_cast<http::status>(page.status), version};
+          res.set(http::field::server, "fieldbrain");
+          res.set(http::field::content_type, page.content_type);
+          res.set(http::field::cache_control, "no-cache");
+          res.keep_alive(keep_alive);
+          res.body() = std::move(page.body);
+          res.prepare_payload();
+          self->respond(std::move(res));
+        });
   }
   const WebAsset* asset = find_web_asset(target);
   if (!asset) {

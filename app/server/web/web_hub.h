@@ -77,6 +77,11 @@ class WebHub {
 
   uint64_t dropped() const { return dropped_.load(); }
 
+  // For the operator pages (metrics_page.h), which query the worker like the snapshot does.
+  BrainWorker& worker() { return worker_; }
+  ServerStats& stats() { return stats_; }
+  const std::shared_ptr<WebLink>& link() const { return link_; }
+
  private:
   struct Snapshot {
     std::vector<RobotView> robots;

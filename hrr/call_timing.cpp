@@ -1,10 +1,10 @@
-#include "app/hrr/bench_timing.h"
+#include "hrr/call_timing.h"
 
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
-namespace fieldbrain::hrr::cli {
+namespace fieldbrain::hrr {
 
 double median_call_ms(const std::function<void()>& call, const TimingBudget& budget) {
   using clock = std::chrono::steady_clock;
@@ -30,4 +30,4 @@ double median_call_ms(const std::function<void()>& call, const TimingBudget& bud
   return ms[ms.size() / 2];
 }
 
-}  // namespace fieldbrain::hrr::cli
+}  // namespace fieldbrain::hrr

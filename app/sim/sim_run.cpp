@@ -47,6 +47,7 @@ struct RobotSlot {
   RobotReport report;
   LiveCounters live;
   RobotTrace trace;  // written by the robot's thread only; read after it has joined
+  Vec2 start;        // where the robot began (net displacement = start to final pose)
 };
 
 void record_error(RobotReport& r, const std::string& message, long long& count) {
@@ -216,6 +217,7 @@ SimReport run_sim(const SimOptions& o) {
     const uint64_t robot_seed = o.seed * 7919u + uint64_t(i);
     slot->robot = std::make_unique<SimRobot>(
         arena, geometry, start_pose(arena, geometry, i, o.seed), robot_seed, o.noise);
+    slot->start = slot->robot->car().pose.position;
     switch (o.controller) {
       case ControllerKind::Random:
         slot->controller = std::make_unique<RandomController>(robot_seed ^ 0x5eedu);
@@ -366,6 +368,7 @@ SimReport run_sim(const SimOptions& o) {
          {"replies", r.replies},
          {"collisions", r.collisions},
          {"distance_m", r.distance_m},
+         {"displacement_m", std::hypot(p.position.x - slot->start.x, p.position.y - slot->start.y)},
          {"cells_visited", r.cells_visited},
          {"area_m2", r.cells_visited * kExploreCell * kExploreCell},
          {"mean_abs_motor", r.mean_abs_motor},

@@ -215,7 +215,10 @@ def plot_timeseries(data, path):
     axes[3].set_xlabel("cycle")
     axes[3].yaxis.set_major_locator(MaxNLocator(integer=True))
     axes[3].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[3].set_ylim(bottom=0)
+    most = max([int(np.sum(r["collided"])) for r in robots] + [1])
+    axes[3].set_ylim(0, most * 1.05)  # at least 0..1: whole collisions, even with none
+    if most == 1 and not any(np.any(r["collided"]) for r in robots):
+        note(axes[3], "no collision")
     for ax in axes:
         ax.grid(alpha=0.3)
     for ax in axes[1:]:

@@ -28,7 +28,7 @@ TEST_CASE("A robot whose replies stay over its loop budget is warned about once 
   INFO(line);
   CHECK_THAT(line, Catch::Contains("robot picarx_12s_6m") && Catch::Contains("replies take 320 ms") &&
                        Catch::Contains("last 400 ms") && Catch::Contains("50 ms loop budget") &&
-                       Catch::Contains("robots.loop_budget_ms") && Catch::Contains("R = 32") &&
+                       Catch::Contains("robots.loop_budget_ms") && Catch::Contains("R = 32; --resolution 24 costs 42% of it") &&
                        Catch::Contains("fewer robots (3 connected)") && Catch::Contains("GPU"));
 }
 

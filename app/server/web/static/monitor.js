@@ -264,7 +264,8 @@
     for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; sum += x; }
     const scale = niceScale(Math.max(Math.abs(lo), Math.abs(hi)));
     const canvas = $('heatmap');
-    if (canvas.width !== r) { canvas.width = r; canvas.height = r; setAxes(r); }
+    if (canvas.width !== r) { canvas.width = r; canvas.height = r; }
+    if (state.axesFor !== r) { setAxes(r); state.axesFor = r; }
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(r, r);
     // values[x * r + y] (field_slice: x first). Drawn as field_slices.png is: x to the right,

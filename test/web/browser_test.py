@@ -97,6 +97,20 @@ def check_orientation_and_scale(driver):
         assert (r > b) if o["v"] > 0 else (b > r), f"cell ({o['x']},{o['y']}) = {o['v']} drawn {o['rgb']}"
 
 
+def open_fresh(stack, drivers, who):
+    """Opens a browser and checks that the first robot table it got is of now: no cycle below
+    what the monitor port said just before it opened."""
+    before = stack.robot_cycles()
+    driver = open_browser(stack.url)
+    drivers.append(driver)
+    shown = wait_for(f"robots in {who}", lambda: (lambda r: r if len(r) == 2 else None)(
+        driver.execute_script("return window.fieldbrainMonitor.firstRobots()")), 10)
+    print(f"{who}: first table {shown}, monitor port just before: {before}")
+    for key, cycle in shown.items():
+        assert cycle >= before[key], f"{who}: {key}: stale cycle {cycle} < {before[key]}"
+    return driver
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -129,7 +143,10 @@ def main():
         print(f"heat map: {heat['width']}x{heat['width']} pixels, {heat['colours']} colours")
         assert heat["width"] == 8, heat  # R = 8: one canvas pixel per field cell
         check_orientation_and_scale(first_browser)
-        assert first_browser.find_element(By.ID, "heat-x-ticks").text.split() == ["0", "4", "7"]
+        for axis in ("x", "y"):
+            ticks = first_browser.execute_script(
+                f"return [...document.querySelectorAll('#heat-{axis}-ticks span')].map(s => s.textContent)")
+            assert ticks == ["0", "4", "7"], (axis, ticks)
         assert first_browser.find_element(By.ID, "t-brain-calls").text not in ("", "–")
 
         # Clicking the other robot's row plots that robot and maps its field.
@@ -148,18 +165,13 @@ def main():
         first_browser.save_screenshot(os.path.join(args.out, "monitor.png"))
 
         # 2. A second browser opened later: current numbers and full plots at once.
-        before = stack.robot_cycles()
         t0 = time.monotonic()
-        later = open_browser(stack.url)
-        drivers.append(later)
-        shown = wait_for("robots in the second browser", lambda: (lambda r: r if len(r) == 2 else None)(
-            rows(later)), 10)
-        print("second browser's first table:", shown, "monitor port just before:", before)
-        for key, cycle in shown.items():
-            assert cycle >= before[key], f"{key}: stale cycle {cycle} < {before[key]}"
+        later = open_fresh(stack, drivers, "the second browser")
         full = wait_for("the second browser's plot to start full", lambda: (
             lambda n: n if n >= min(100, n_first) else None)(points(later)), 3)
         print(f"second browser: {full} plot points {time.monotonic() - t0:.1f} s after opening")
+        wait_for("the second browser's heat map", lambda: later.execute_script(
+            "return window.fieldbrainMonitor.fieldShown()"), 10)
         check_orientation_and_scale(later)
         no_errors(later)
         later.save_screenshot(os.path.join(args.out, "monitor-second.png"))
@@ -169,14 +181,7 @@ def main():
             d.quit()
         drivers.clear()
         time.sleep(3.0)
-        before = stack.robot_cycles()
-        fresh = open_browser(stack.url)
-        drivers.append(fresh)
-        shown = wait_for("robots after a pause", lambda: (lambda r: r if len(r) == 2 else None)(
-            rows(fresh)), 10)
-        print("after 3 s without a browser:", shown, "monitor port just before:", before)
-        for key, cycle in shown.items():
-            assert cycle >= before[key], f"{key}: stale cycle {cycle} < {before[key]}"
+        fresh = open_fresh(stack, drivers, "a browser after 3 s without one")
 
         # 4. The robots leave: the page says so.
         stack.stop_robots()

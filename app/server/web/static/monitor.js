@@ -59,6 +59,7 @@
   }
   function onRobots(msg) {
     state.robots = msg.robots;
+    if (!state.firstRobots) state.firstRobots = msg.robots;
     if (msg.resolution && msg.resolution !== state.resolution) setResolution(msg.resolution);
     const t = msg.totals;
     state.totals = t;
@@ -248,12 +249,18 @@
     return 10 * e;
   }
   function setAxes(r) {
-    const ticks = (el, values) => {
+    // Each tick at the centre of its cell: x from the left, y from the bottom (y grows upwards).
+    const ticks = (el, side) => {
       el.textContent = '';
-      for (const v of values) { const s = document.createElement('span'); s.textContent = v; el.appendChild(s); }
+      for (const v of [0, Math.floor(r / 2), r - 1]) {
+        const s = document.createElement('span');
+        s.textContent = v;
+        s.style[side] = `${(100 * (v + 0.5)) / r}%`;
+        el.appendChild(s);
+      }
     };
-    ticks($('heat-x-ticks'), [0, Math.floor(r / 2), r - 1]);
-    ticks($('heat-y-ticks'), [r - 1, Math.floor(r / 2), 0]);  // top to bottom: y grows upwards
+    ticks($('heat-x-ticks'), 'left');
+    ticks($('heat-y-ticks'), 'bottom');
   }
   function onField(msg) {
     if (msg.robot !== state.selected) return;
@@ -295,7 +302,10 @@
     // The canvas pixel (x to the right, y upwards) of field cell (x, y), for orientation checks.
     fieldValue: (x, y) => (state.field ? state.field.values[x * state.field.resolution + y] : null),
     emptyText: () => { const td = document.querySelector('#robots tbody tr.empty td'); return td ? td.textContent : null; },
-    plotPoints: () => (state.series ? state.series.x.length : 0),
+    // {key: cycle} of the first robots message this page got (a new page must not get a stale one).
+    firstRobots: () => (state.firstRobots
+      ? Object.fromEntries(state.firstRobots.filter((r) => r.state !== 'refused').map((r) => [r.key, r.cycle]))
+      : null),
   };
 
   fillChannels();

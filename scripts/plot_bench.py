@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Draws fieldbrain-bench's JSON as a PNG: ms per cycle (log scale) per implementation, one
 panel per resolution R, batch size B on the x axis.
 

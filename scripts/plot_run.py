@@ -5,12 +5,16 @@ Usage: /usr/bin/python3 scripts/plot_run.py OUT_DIR
 Reads OUT_DIR/summary.json and OUT_DIR/run_data.json (written by fieldbrain-sim) and writes
   OUT_DIR/trajectories.png  the arena in metres (walls, obstacles, floor line) and each robot's
                             path coloured by cycle, with start, end and collision marks;
-  OUT_DIR/field_slices.png  the field slices fetched at the end, one fixed symmetric colour
-                            scale (-1..1) for all, with colour bars and titles;
-  OUT_DIR/timeseries.png    motors, reward, the brain's prediction confidence and cumulative
+  OUT_DIR/field_slices.png  the field slices fetched at the end, x to the right and y upwards
+                            (as the web monitor's heat map), each on a symmetric colour scale
+                            of its max |value| rounded up to 1, 2, 2.5 or 5 x 10^k (stated in
+                            its title and colour bar; the web monitor uses the same rule);
+  OUT_DIR/timeseries.png    motors (the drive first: thrust, turn, steering; pan and audio
+                            faded), reward, the brain's prediction confidence and cumulative
                             collisions per cycle.
-Then prints one table row per robot (cycles, cycles/s, distance, collisions, area explored)
-and the pictures' paths. Needs matplotlib (Debian python3-matplotlib).
+Then prints one table row per robot (cycles, cycles/s, path length, net displacement,
+collisions, area explored) and the pictures' paths. Needs matplotlib (Debian
+python3-matplotlib): run it with /usr/bin/python3 (its shebang), not another python3.
 """
 import json
 import os
@@ -22,11 +26,34 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.patches import Circle, Rectangle  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
-SLICE_LIMIT = 1.0  # the field slices' colour scale is -SLICE_LIMIT..SLICE_LIMIT for every slice
 SLICE_NAMES = {0: "content channel 0", 62: "motor echo (direction)", 63: "motor echo (|motor| level)"}
 ROBOT_COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+# The PiCar-X client's six motor values (app/sim/picarx_motors.h): the three that move the car
+# are drawn first and strong, the camera pan and the two audio values faded.
+MOTOR_NAMES = ["thrust", "turn", "steering", "camera pan", "audio frequency", "audio volume"]
+DRIVE_MOTORS = 3
+NOTE_COLOUR = "0.4"
+
+
+def slice_scale(values):
+    """Symmetric colour limit: max |value| rounded up to 1, 2, 2.5 or 5 x 10^k (1 when all are
+    0). monitor.js's niceScale() is the same rule, so both pictures of a slice agree."""
+    m = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if not m > 0:
+        return 1.0
+    e = 10.0 ** np.floor(np.log10(m))
+    for f in (1, 2, 2.5, 5, 10):
+        if f * e >= m * (1 - 1e-9):
+            return f * e
+    return 10 * e
+
+
+def note(ax, text):
+    """A note about a panel, above its plotting area (never over a data line)."""
+    ax.set_title(text, loc="right", fontsize=8, color=NOTE_COLOUR)
 
 
 def save_figure(fig, path, dpi):
@@ -122,38 +149,49 @@ def plot_slices(data, path):
     robots = sorted({s["robot"] for s in slices})
     channels = sorted({s["channel"] for s in slices})
     fig, axes = plt.subplots(len(robots), len(channels), squeeze=False,
-                             figsize=(4.2 * len(channels), 3.8 * len(robots)))
-    im = None
+                             figsize=(4.4 * len(channels), 4.0 * len(robots)))
     for s in slices:
         ax = axes[robots.index(s["robot"])][channels.index(s["channel"])]
         v = np.asarray(s["values"], dtype=float)  # [x][y]
         R = v.shape[0]
-        im = ax.imshow(v.T, origin="lower", cmap="RdBu_r", vmin=-SLICE_LIMIT, vmax=SLICE_LIMIT,
+        limit = slice_scale(v)
+        # x to the right, y upwards: the web monitor's heat map shows a slice the same way.
+        im = ax.imshow(v.T, origin="lower", cmap="coolwarm", vmin=-limit, vmax=limit,
                        extent=(-0.5, R - 0.5, -0.5, R - 0.5), interpolation="nearest")
         name = SLICE_NAMES.get(s["channel"], f"channel {s['channel']}")
         ax.set_title(f"robot {s['robot']}: {name}, z = {s['z']}\n"
-                     f"min {v.min():+.3g}, max {v.max():+.3g}", fontsize=9)
+                     f"min {v.min():+.3g}, max {v.max():+.3g}; scale ±{limit:g}", fontsize=9)
         ax.set_xlabel("x (voxel)")
         ax.set_ylabel("y (voxel)")
-        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, extend="both")
-    fig.suptitle(f"field slices at the end of the run (colour scale fixed at "
-                 f"±{SLICE_LIMIT:g} for every slice)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.suptitle("field slices at the end of the run: x to the right, y upwards; each on a "
+                 "symmetric colour scale of its max |value| rounded up (as in the web monitor)",
+                 fontsize=10)
     save_figure(fig, path, dpi=100)
 
 
 def plot_timeseries(data, path):
-    fig, axes = plt.subplots(4, 1, sharex=True, figsize=(11, 10))
+    fig, axes = plt.subplots(4, 1, sharex=True, figsize=(11, 10.5))
     robots = data["robots"]
     r0 = robots[0]
     motors = np.asarray(r0["motors"], dtype=float).reshape(-1, 6)
     cycles = np.arange(len(motors))
-    for k in range(6):
-        axes[0].plot(cycles, motors[:, k], lw=1, label=f"motor {k}")
+    for k in reversed(range(6)):  # the drive motors drawn last, on top
+        drive = k < DRIVE_MOTORS
+        axes[0].plot(cycles, motors[:, k], lw=1.3 if drive else 0.8, alpha=1.0 if drive else 0.3,
+                     color=None if drive else "0.45", ls="-" if drive else (0, (2, 2 + k)),
+                     label=f"[{k}] {MOTOR_NAMES[k]}", zorder=3 if drive else 2)
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].legend(handles[::-1], labels[::-1], fontsize=8, loc="upper left",
+                   bbox_to_anchor=(1.005, 1.0), borderaxespad=0, title="motor", title_fontsize=8)
     axes[0].set_ylim(-1.05, 1.05)
     axes[0].set_ylabel("motor value")
     axes[0].set_title(f"robot {r0['index']} motors as applied"
-                      + (f" (of {len(robots)} robots)" if len(robots) > 1 else ""))
-    axes[0].legend(ncol=6, fontsize=8, loc="upper right")
+                      + (f" (of {len(robots)} robots)" if len(robots) > 1 else "")
+                      + "; faded: camera pan and audio, which do not move the car", loc="left",
+                      fontsize=9)
     for r in robots:
         colour = ROBOT_COLOURS[r["index"] % len(ROBOT_COLOURS)]
         label = f"robot {r['index']}"
@@ -165,41 +203,54 @@ def plot_timeseries(data, path):
         axes[3].step(n, np.cumsum(r["collided"]), where="post", color=colour, label=label)
     axes[1].set_ylabel("reward sent")
     if not any(np.any(np.asarray(r["reward"]) != 0) for r in robots):
-        axes[1].text(0.5, 0.5, "no reward sent (fieldbrain-sim --reward sends one)", ha="center",
-                     va="center", transform=axes[1].transAxes, color="0.4")
+        note(axes[1], "no reward sent (fieldbrain-sim --reward sends one)")
     axes[2].set_ylabel("prediction confidence")
     axes[2].set_ylim(-0.02, 1.02)
     if not any(r["confidence"]["cycle"] for r in robots):
-        axes[2].text(0.5, 0.5, "no confidence samples (not a brain run, or no monitor)",
-                     ha="center", va="center", transform=axes[2].transAxes, color="0.4")
+        note(axes[2], "no confidence samples (not a brain run, or no monitor)")
+    else:
+        note(axes[2], "sampled through the monitor every 0.25 s of wall time, so the cycles "
+                      "between points vary with the cycle rate")
     axes[3].set_ylabel("collisions (cumulative)")
     axes[3].set_xlabel("cycle")
+    axes[3].yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[3].xaxis.set_major_locator(MaxNLocator(integer=True))
+    most = max([int(np.sum(r["collided"])) for r in robots] + [1])
+    axes[3].set_ylim(0, most * 1.05)  # at least 0..1: whole collisions, even with none
+    if most == 1 and not any(np.any(r["collided"]) for r in robots):
+        note(axes[3], "no collision")
     for ax in axes:
         ax.grid(alpha=0.3)
     for ax in axes[1:]:
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper left")
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
     save_figure(fig, path, dpi=100)
 
 
 def print_table(summary, pictures):
     seconds = summary.get("seconds", 0.0) or 0.0
-    rows = [("robot", "cycles", "cycles/s", "distance m", "collisions", "area m^2")]
+    rows = [("robot", "cycles", "cycles/s", "path m", "net m", "collisions", "area m^2")]
     for r in summary["robots"]:
         rate = r["cycles"] / seconds if seconds > 0 else 0.0
         rows.append((str(r["index"]), str(r["cycles"]), f"{rate:.1f}", f"{r['distance_m']:.2f}",
-                     str(r["collisions"]), f"{r['area_m2']:.2f}"))
+                     f"{r.get('displacement_m', 0.0):.2f}", str(r["collisions"]),
+                     f"{r['area_m2']:.2f}"))
     t = summary["totals"]
     area = sum(r["area_m2"] for r in summary["robots"])
+    net = sum(r.get("displacement_m", 0.0) for r in summary["robots"])
     rows.append(("all", str(t["cycles"]), f"{summary.get('cycles_per_second', 0.0):.1f}",
-                 f"{t['distance_m']:.2f}", str(t["collisions"]), f"{area:.2f}"))
+                 f"{t['distance_m']:.2f}", f"{net:.2f}", str(t["collisions"]), f"{area:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for i, row in enumerate(rows):
         print("  ".join(cell.rjust(w) for cell, w in zip(row, widths)))
         if i == 0 or i == len(rows) - 2:
             print("  ".join("-" * w for w in widths))
     cell = summary.get("cell_size_m", 0.1)
-    print(f"run time {seconds:.1f} s; area explored = {cell:g} m x {cell:g} m cells visited")
+    print(f"run time {seconds:.1f} s; path = distance driven, net = start to end in a straight "
+          f"line; area explored = {cell:g} m x {cell:g} m cells visited")
+    if summary.get("interrupted_by"):
+        print(f"interrupted by {summary['interrupted_by']}: the numbers are for the cycles done "
+              f"({t['cycles']} of {summary.get('cycles_requested', 0) * len(summary['robots'])})")
     for p in pictures:
         print(f"picture: {p}")
 

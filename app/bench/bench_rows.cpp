@@ -156,9 +156,14 @@ BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowB
 
 namespace {
 
-// The config of the cycle rows: defaults (S = 24, M = 4) at resolution R on `device`.
+int64_t g_sensory_dim = BrainConfig{}.sensory_dim;
+int64_t g_motor_dim = BrainConfig{}.motor_dim;
+
+// The config of the cycle rows: defaults (S and M: set_brain_dims) at resolution R on `device`.
 BrainConfig bench_config(const torch::Device& device, int64_t R, const std::string& field_step) {
   BrainConfig config;
+  config.sensory_dim = g_sensory_dim;
+  config.motor_dim = g_motor_dim;
   config.resolution = R;
   config.device = device.is_cuda() ? "cuda" : "cpu";
   config.field_step = field_step;
@@ -173,6 +178,15 @@ std::vector<torch::Tensor> smooth_stream(int64_t B, int64_t S) {
   for (int64_t i = 0; i < 64; ++i) frames.push_back(0.5 * torch::sin(phase + 0.1 * i));
   return frames;
 }
+
+}  // namespace
+
+void set_brain_dims(int64_t sensory_dim, int64_t motor_dim) {
+  g_sensory_dim = sensory_dim;
+  g_motor_dim = motor_dim;
+}
+
+namespace {
 
 // Tensor buffers requested so far (the stage table's per-stage tensors); the pool counts them.
 int64_t pool_requests() {
@@ -201,7 +215,7 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
                      });
   row.stage_ms = stages.means(row.iterations);
   if (ops::CachingCpuAllocator::installed() != nullptr) row.stage_tensors = stages.counted_means(row.iterations);
-  row.note = "field_step " + field_step;
+  row.note = fmt::format("field_step {}, S={} M={}", field_step, config.sensory_dim, config.motor_dim);
   return row;
 }
 

@@ -20,6 +20,10 @@ struct RowBudget {
   int64_t max_iterations = 500;
 };
 
+// The sensor and motor counts of the cycle rows' brains (default: BrainConfig's S = 24, M = 4;
+// --sensory-dim 12 --motor-dim 6 times the PiCar-X's). Set before any row runs.
+void set_brain_dims(int64_t sensory_dim, int64_t motor_dim);
+
 // fieldbrain::field_step_out (the fused operator) on realistic inputs.
 BenchRow time_field_step_op(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // fieldbrain::field_step_seeded_out (noise made in the kernel from a (seed, cycle) key).

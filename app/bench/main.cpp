@@ -23,6 +23,7 @@
 #include "app/bench/bench_report.h"
 #include "app/bench/bench_rows.h"
 #include "app/bench/device_timer.h"
+#include "brain/brain_config.h"
 #include "brain/ops/caching_allocator.h"
 #include "app/version/version.h"
 
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
   double seconds = 2.0;
   int threads = 0;
   bool no_pool = false;
+  int64_t sensory_dim = fieldbrain::BrainConfig{}.sensory_dim;
+  int64_t motor_dim = fieldbrain::BrainConfig{}.motor_dim;
   std::string device_name = "cpu";
   app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
   app.add_option("--json", json_path, "write the rows as JSON to this file");
@@ -66,7 +69,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--no-pool", no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
+  app.add_option("--sensory-dim", sensory_dim, "S of the cycle rows' brains (PiCar-X: 12)")
+      ->capture_default_str();
+  app.add_option("--motor-dim", motor_dim, "M of the cycle rows' brains (PiCar-X: 6)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  set_brain_dims(sensory_dim, motor_dim);
   torch::Device device = torch::kCPU;
   try {
     device = bench_device(device_name);

@@ -258,6 +258,7 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job.queued_at)
             .count();
     stats_.reply_latency().record(robot.view.last_latency_ms / 1000.0);
+    watch_latency(robot);
     robot.in_flight = false;
     robot.last_active = SteadyClock::now();
     job.done(std::move(r));
@@ -267,6 +268,17 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     }
     publish_if_wanted(robot);
   }
+}
+
+void BrainWorker::watch_latency(Robot& robot) {
+  RobotView& v = robot.view;
+  if (robot.latency.observe(v.last_latency_ms, SteadyClock::now())) {
+    const int64_t resolution = engine_.describe().value("resolution", int64_t{0});
+    spdlog::warn("{}", slow_robot_warning(v.key, robot.latency, resolution, owners_.size()));
+  }
+  v.loop_budget_ms = robot.latency.budget_ms();
+  v.latency_smoothed_ms = robot.latency.smoothed_ms();
+  v.over_budget = robot.latency.over_budget();
 }
 
 void BrainWorker::publish_if_wanted(Robot& robot) {
@@ -303,6 +315,9 @@ void BrainWorker::publish_if_wanted(Robot& robot) {
   line["reward"] = v.last_reward;
   line["latency_ms"] = v.last_latency_ms;
   line["server_version"] = fieldbrain::version();
+  line["latency_smoothed_ms"] = v.latency_smoothed_ms;
+  line["loop_budget_ms"] = v.loop_budget_ms;
+  line["over_budget"] = v.over_budget;
   publish(v.cycle, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
@@ -425,6 +440,8 @@ void BrainWorker::do_attach(AttachJob& job) {
   robot.base = base;
   robot.identity = identity;
   robot.json = req.json;
+  robot.latency = req.json ? LatencyWatch(options_.policy.json_loop_budget_ms, "robots.json_loop_budget_ms")
+                           : LatencyWatch(options_.policy.loop_budget_ms, "robots.loop_budget_ms");
   robot.view.key = key;
   robot.view.framing = req.framing;
   robot.view.sensory_dim = req.sensory_dim;

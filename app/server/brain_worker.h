@@ -35,6 +35,7 @@
 #include "app/server/brain_engine.h"
 #include "app/server/identity_store.h"
 #include "app/server/job_thread.h"
+#include "app/server/latency_watch.h"
 #include "app/server/recorder.h"
 #include "app/server/robot_policy.h"
 #include "app/server/server_stats.h"
@@ -98,6 +99,11 @@ struct RobotView {
   std::vector<float> last_motors;
   float last_reward = 0;
   double last_latency_ms = 0;  // last frame: queued for the brain -> its motors ready
+  // The slow-robot watch (latency_watch.h): the robot's loop budget (0 = not watched), its
+  // smoothed reply latency and whether that is over the budget.
+  double loop_budget_ms = 0;
+  double latency_smoothed_ms = 0;
+  bool over_budget = false;
 };
 
 class BrainWorker {
@@ -199,6 +205,7 @@ class BrainWorker {
     int saving = 0;  // snapshots the writer has not finished (one at a time per robot)
     double brain_ms_total = 0;
     std::shared_ptr<SessionRecording> recording;
+    LatencyWatch latency{0, ""};  // set at attach from the policy's loop budget
   };
 
   bool push(Job job);
@@ -218,6 +225,7 @@ class BrainWorker {
   void answer(Robot& robot, AttachDone done, AttachResult result);
   bool queue_save(Robot& robot, bool final_save);
   void publish_if_wanted(Robot& robot);
+  void watch_latency(Robot& robot);
 
   BrainEngine& engine_;
   WorkerOptions options_;

@@ -31,6 +31,11 @@ struct RobotPolicy {
   // Bytes of saves the state directory may hold; past it the saves of robots that are not
   // connected are deleted, least recently written first. 0 = no budget.
   int64_t state_dir_max_bytes = int64_t{20} << 30;
+  // How long a robot's control loop waits for a reply (app/server/latency_watch.h): a robot
+  // whose replies take longer is warned about (log, telemetry, web page). Binary framings: the
+  // PiCar-X client waits 50 ms. JSON robots: no fixed loop known, 0 = not watched.
+  double loop_budget_ms = 50;
+  double json_loop_budget_ms = 0;
 
   // Throws std::invalid_argument naming the key ("robots.max_live_brains ...").
   void validate() const;

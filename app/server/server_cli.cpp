@@ -94,6 +94,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<std::string> binary_key;
   std::optional<int> max_live_brains;
   std::optional<int64_t> state_dir_max_bytes;
+  std::optional<double> loop_budget_ms;
   override_flag(app, "-p,--port", port, "robot port (0 = ephemeral)");
   override_flag(app, "--monitor-port", monitor_port, "monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--state-dir", state_dir, "per-robot save directory ('' = no persistence)");
@@ -113,6 +114,8 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--max-live-brains", max_live_brains, "robots.max_live_brains");
   override_flag(app, "--state-dir-max-bytes", state_dir_max_bytes,
                 "robots.state_dir_max_bytes (0 = no budget)");
+  override_flag(app, "--loop-budget-ms", loop_budget_ms,
+                "robots.loop_budget_ms: binary robots' reply budget (0 = no warning)");
   override_flag(app, "--resolution", resolution, "brain.resolution R");
   override_flag(app, "--attractor-capacity", attractor_capacity, "brain.attractor_capacity");
   override_flag(app, "--seed", seed, "brain.seed");
@@ -179,6 +182,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (binary_key) c.robots.binary_key = *binary_key;
   if (max_live_brains) c.robots.max_live_brains = *max_live_brains;
   if (state_dir_max_bytes) c.robots.state_dir_max_bytes = *state_dir_max_bytes;
+  if (loop_budget_ms) c.robots.loop_budget_ms = *loop_budget_ms;
   if (resolution) c.brain["resolution"] = *resolution;
   if (attractor_capacity) c.brain["attractor_capacity"] = *attractor_capacity;
   if (seed) c.brain["seed"] = *seed;

@@ -2,12 +2,34 @@
 // fieldbrain server exactly as the 2025-08-20 PiCar-X client does (or driven by a baseline
 // controller), and the behaviour benchmark. See app/sim/sim_run.h for the outputs.
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "app/sim/behaviour_bench.h"
 #include "app/sim/sim_run.h"
 #include "app/version/version.h"
+
+namespace {
+
+// The first SIGINT/SIGTERM asks the run to stop after the current cycle (outputs are written
+// for the cycles done); the handler then reverts to the default, so a second one kills.
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "stored from a signal handler");
+
+extern "C" void on_stop_signal(int signal) { stop_signal.store(signal); }
+
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESETHAND;  // no SA_RESTART: a blocked wait returns and sees the flag
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fieldbrain::sim;
@@ -49,7 +71,16 @@ int main(int argc, char** argv) {
       run_behaviour_bench(o);
       return 0;
     }
+    o.stop_signal = &stop_signal;
+    catch_stop_signals();
     const SimReport r = run_sim(o);
+    if (r.interrupted_by) {
+      long long done = 0;
+      for (const auto& robot : r.robots) done += robot.cycles;
+      std::printf("interrupted (%s) after %lld of %lld robot-cycles; outputs are for those\n",
+                  r.summary.value("interrupted_by", "a signal").c_str(), done,
+                  o.cycles * o.robots);
+    }
     std::printf("summary:      %s/summary.json\n", o.out_dir.c_str());
     std::printf("run data:     %s/%s (pictures: scripts/plot_run.py %s)\n", o.out_dir.c_str(),
                 r.run_data_file.c_str(), o.out_dir.c_str());
@@ -61,6 +92,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "robot %d: %s\n", robot.index, e.c_str());
       }
     }
+    if (r.interrupted_by) return 128 + r.interrupted_by;  // the shell's code, but a clean exit
     return r.ok() ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fieldbrain-sim: %s\n", e.what());

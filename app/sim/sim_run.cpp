@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +47,7 @@ struct RobotSlot {
   RobotReport report;
   LiveCounters live;
   RobotTrace trace;  // written by the robot's thread only; read after it has joined
+  Vec2 start;        // where the robot began (net displacement = start to final pose)
 };
 
 void record_error(RobotReport& r, const std::string& message, long long& count) {
@@ -57,7 +59,8 @@ void record_error(RobotReport& r, const std::string& message, long long& count) 
 void drive(RobotSlot& slot, const SimOptions& o, long long& error_count) {
   SimRobot& robot = *slot.robot;
   Controller& controller = *slot.controller;
-  for (long long c = 0; c < o.cycles; ++c) {
+  const auto stopping = [&] { return o.stop_signal && o.stop_signal->load() != 0; };
+  for (long long c = 0; c < o.cycles && !stopping(); ++c) {
     const std::vector<float> sensors = robot.sense();
     std::optional<float> reward;
     if (o.reward) reward = progress_reward(robot.last(), robot.geometry());
@@ -65,7 +68,10 @@ void drive(RobotSlot& slot, const SimOptions& o, long long& error_count) {
     try {
       motors = controller.decide(sensors, reward);
     } catch (const std::exception& e) {
-      record_error(slot.report, "cycle " + std::to_string(c) + ": " + e.what(), error_count);
+      // After a Ctrl-C the server (same terminal) may close first: that is the stop, not an error.
+      if (!stopping()) {
+        record_error(slot.report, "cycle " + std::to_string(c) + ": " + e.what(), error_count);
+      }
       return;  // the connection is gone or out of step: stop this robot
     }
     if (controller.remote()) ++slot.report.replies;
@@ -158,6 +164,17 @@ void validate(const SimOptions& o) {
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be positive");
 }
 
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "signal";
+  }
+}
+
 }  // namespace
 
 bool SimReport::ok() const {
@@ -200,6 +217,7 @@ SimReport run_sim(const SimOptions& o) {
     const uint64_t robot_seed = o.seed * 7919u + uint64_t(i);
     slot->robot = std::make_unique<SimRobot>(
         arena, geometry, start_pose(arena, geometry, i, o.seed), robot_seed, o.noise);
+    slot->start = slot->robot->car().pose.position;
     switch (o.controller) {
       case ControllerKind::Random:
         slot->controller = std::make_unique<RandomController>(robot_seed ^ 0x5eedu);
@@ -283,6 +301,7 @@ SimReport run_sim(const SimOptions& o) {
   if (monitor) sample_confidence();
   for (size_t i = 0; i < slots.size(); ++i) slots[i]->trace.confidence = std::move(confidence[i]);
   if (o.progress) progress.tick(true);
+  if (o.stop_signal) report.interrupted_by = o.stop_signal->load();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Field slices while the robots are still connected (a brain is released on disconnect).
@@ -349,6 +368,7 @@ SimReport run_sim(const SimOptions& o) {
          {"replies", r.replies},
          {"collisions", r.collisions},
          {"distance_m", r.distance_m},
+         {"displacement_m", std::hypot(p.position.x - slot->start.x, p.position.y - slot->start.y)},
          {"cells_visited", r.cells_visited},
          {"area_m2", r.cells_visited * kExploreCell * kExploreCell},
          {"mean_abs_motor", r.mean_abs_motor},
@@ -368,6 +388,8 @@ SimReport run_sim(const SimOptions& o) {
        {"server", brain ? o.server : ""},
        {"robots_requested", o.robots},
        {"cycles_requested", o.cycles},
+       {"interrupted_by", report.interrupted_by ? nlohmann::json(signal_name(report.interrupted_by))
+                                                : nlohmann::json()},
        {"seconds", report.seconds},
        {"cycles_per_second", report.seconds > 0 ? total_cycles / report.seconds : 0.0},
        {"monitor",

@@ -8,9 +8,11 @@
 //                       the motor-echo channels 62/63, middle z) fetched through the monitor's
 //                       field_slice; slices are skipped, and the summary says so, when the
 //                       monitor is unreachable.
-// scripts/plot_run.py draws the pictures from run_data.json with matplotlib.
+// scripts/plot_run.py draws the pictures from run_data.json with matplotlib. A run ended early
+// (SimOptions::stop_signal) writes both files for the cycles done and says so in the summary.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -38,6 +40,9 @@ struct SimOptions {
   SensorNoise noise{0.01, 0.005};
   bool progress = true;                 // progress line on stderr
   std::string robot_id_prefix = "sim";  // JSON robots are <prefix>-<i>
+  // Set to a signal number (main's SIGINT/SIGTERM handler) to end the run early: each robot
+  // stops after its current cycle and the outputs are written for the cycles done.
+  const std::atomic<int>* stop_signal = nullptr;
 };
 
 struct RobotReport {
@@ -59,6 +64,7 @@ struct SimReport {
   std::string monitor_message;
   std::vector<std::string> slices;  // "r<i> c<ch> z<z>" for every slice in run_data.json
   std::string run_data_file;        // "run_data.json"
+  int interrupted_by = 0;           // the signal that ended the run early, 0 when none
   nlohmann::json summary;  // what summary.json holds
   bool ok() const;         // every robot ran all cycles without an error
 };

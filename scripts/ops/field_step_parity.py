@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The fused operator fieldbrain::field_step (loaded with torch.ops.load_library) against the
 Python reference's field_step (scripts/reference/fieldbrain_ref.py).
 

@@ -204,6 +204,43 @@ TEST_CASE("a browser gets the robots, its robot's plot points and field slices o
   CHECK(robot.failure() == "");
 }
 
+TEST_CASE("a browser that opens later gets the robots of now and the recent plot points at once",
+          "[server][web]") {
+  WebServer srv;
+  HealthyRobot robot(srv.server->port(), "healthy");
+  REQUIRE(robot.wait_for_cycles(5));
+  {
+    Browser first(srv.web->port());
+    CHECK(first.read()["type"] == "hello");
+    first.send(json{{"type", "select"}, {"robot", "healthy"}}.dump());
+    for (int i = 0; i < 4; ++i) first.read_until("telemetry", [](const json&) { return true; });
+
+    // While the first browser is open, a second one gets the points kept for its selection.
+    Browser second(srv.web->port());
+    CHECK(second.read()["type"] == "hello");
+    second.send(json{{"type", "select"}, {"robot", "healthy"}}.dump());
+    const json history = second.read_until("history", [](const json&) { return true; });
+    CHECK(history["robot"] == "healthy");
+    REQUIRE(history["points"].size() >= 4);
+    for (size_t i = 1; i < history["points"].size(); ++i) {
+      CHECK(history["points"][i]["cycle"] > history["points"][i - 1]["cycle"]);
+    }
+    CHECK(history["points"][0]["type"] == "telemetry");
+  }
+  // No browser for a while: nothing is queried. A new browser's first robots message is of
+  // now, not the one of when the last browser left.
+  const int before = robot.cycles();
+  REQUIRE(robot.wait_for_cycles(before + 20));
+  const int now = robot.cycles();
+  Browser later(srv.web->port());
+  CHECK(later.read()["type"] == "hello");
+  const json robots = later.read_until("robots", [](const json&) { return true; });
+  REQUIRE(robots["robots"].size() == 1);
+  CHECK(robots["robots"][0]["cycle"].get<int64_t>() >= now);
+  robot.stop();
+  CHECK(robot.failure() == "");
+}
+
 TEST_CASE(
     "a bad control message gets an error back and a client that keeps sending them is "
     "closed",

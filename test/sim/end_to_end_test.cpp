@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -303,5 +304,93 @@ TEST_CASE("scripts/plot_run.py draws a run's pictures and prints its summary tab
   CHECK(looks_like_png(dir / "timeseries.png"));
   CHECK(output.find("picture: " + (dir / "trajectories.png").string()) != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "field_slices.png"));  // no brain, no slices
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// True once `pid` catches SIGINT (its handler is installed): /proc/PID/status SigCgt.
+bool catches_sigint(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1;
+  }
+  return false;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("Ctrl-C ends a simulator run cleanly, with its outputs for the cycles done", "[sim]") {
+  const fs::path dir = temp_dir("fieldbrain-sim-interrupt");
+  SimOptions o;
+  o.controller = ControllerKind::Forward;
+  o.cycles = 1000000000;
+  o.progress = false;
+  o.out_dir = dir.string();
+
+  SECTION("run_sim stops every robot after its cycle when asked") {
+    std::atomic<int> stop{0};
+    o.robots = 2;
+    o.stop_signal = &stop;
+    std::thread asker([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      stop.store(SIGINT);
+    });
+    const SimReport r = run_sim(o);
+    asker.join();
+    CHECK(r.interrupted_by == SIGINT);
+    CHECK(r.ok());  // stopping is not an error
+    long long done = 0;
+    for (const auto& robot : r.robots) {
+      CHECK(robot.cycles > 0);
+      CHECK(robot.cycles < o.cycles);
+      done += robot.cycles;
+    }
+    const auto summary = read_json(dir / "summary.json");
+    CHECK(summary["interrupted_by"] == "SIGINT");
+    CHECK(summary["totals"]["cycles"] == done);
+    CHECK(summary["robots"][0].contains("displacement_m"));
+    CHECK(read_json(dir / "run_data.json")["robots"].size() == 2);
+  }
+
+  SECTION("fieldbrain-sim exits 130 after a SIGINT, not killed, its files written") {
+    const fs::path exe = fs::read_symlink("/proc/self/exe").parent_path() / "fieldbrain-sim";
+    if (!fs::exists(exe)) {
+      WARN("skipped: no " << exe);
+      return;
+    }
+    std::vector<std::string> args = {exe.string(), "--controller", "forward", "--cycles",
+                                     "1000000000", "--no-progress", "--out", dir.string()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string log = (dir / "sim.log").string();
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    REQUIRE(posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    for (int i = 0; i < 200 && !catches_sigint(pid); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // some cycles
+    kill(pid, SIGINT);
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    const auto summary = read_json(dir / "summary.json");
+    CHECK(summary["interrupted_by"] == "SIGINT");
+    CHECK(summary["totals"]["cycles"].get<long long>() > 0);
+    CHECK(fs::exists(dir / "run_data.json"));
+  }
   fs::remove_all(dir);
 }

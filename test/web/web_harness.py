@@ -55,6 +55,7 @@ class Stack:
         os.makedirs(out_dir, exist_ok=True)
         self.tmp = tempfile.TemporaryDirectory(prefix="fieldbrain-web-")
         self.procs = []
+        self.robots = []
         self.log_path = os.path.join(out_dir, "server.log")
         self.log = open(self.log_path, "w")
         self.server = self._spawn(
@@ -96,10 +97,18 @@ class Stack:
         """Simulated PiCar-Xs (framing B, with reward) that cycle until close()."""
         sim_out = os.path.join(self.out_dir, "sim")
         os.makedirs(sim_out, exist_ok=True)
-        self._spawn([os.path.join(self.bin_dir, "fieldbrain-sim"), "--server",
+        self.robots.append(self._spawn([os.path.join(self.bin_dir, "fieldbrain-sim"), "--server",
                      f"127.0.0.1:{self.port}", "--robots", str(count), "--cycles", str(cycles),
                      "--reward", "--out", sim_out],
-                    open(os.path.join(self.out_dir, "sim.log"), "w"))
+                    open(os.path.join(self.out_dir, "sim.log"), "w")))
+
+    def stop_robots(self):
+        """Stops the simulated robots (SIGTERM: the sim ends its run cleanly and disconnects)."""
+        for p in self.robots:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.robots:
+            p.wait(timeout=30)
 
     def robot_cycles(self):
         """{robot key: brain cycle} from the monitor port."""

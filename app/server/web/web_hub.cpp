@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "app/server/wall_clock.h"
 
 namespace fieldbrain::server::web {
@@ -57,7 +60,8 @@ void WebHub::join(const std::shared_ptr<WebSocketSession>& session) {
                       {"field_ms", kSnapshotPeriodMs * kFieldEverySnapshots},
                       {"queue_limit", config_.subscriber_queue}};
   session->send(std::make_shared<const std::string>(hello.dump()));
-  if (!last_robots_.empty()) session->send(std::make_shared<const std::string>(last_robots_));
+  // A fresh snapshot now (one in flight was asked for within the last tick: it serves too).
+  if (!query_in_flight_) request_snapshot({});
   spdlog::info("web monitor: browser connected ({} open)", sessions_.size());
 }
 
@@ -70,16 +74,28 @@ void WebHub::leave(WebSocketSession* session) {
   }
   any_browser_.store(!sessions_.empty());
   if (sessions_.empty() && subscribed_) {
-    // No browser: the worker stops computing telemetry for the page.
+    // No browser: the worker stops computing telemetry for the page, and the history would
+    // have a gap.
     worker_.remove_period(kTelemetryEvery);
     subscribed_ = false;
+    history_.clear();
   }
 }
 
 void WebHub::selection_changed(WebSocketSession& session) {
-  // The next field refresh includes the new selection; nothing to do before it.
-  spdlog::debug("web monitor: selected {} channel {} z {}", session.selection().robot,
-                session.selection().channel, session.selection().z);
+  const Selection& sel = session.selection();
+  spdlog::debug("web monitor: selected {} channel {} z {}", sel.robot, sel.channel, sel.z);
+  if (sel.robot.empty()) return;
+  // The plots start full: the points kept for this robot, oldest first.
+  std::string text = R"({"type":"history","robot":)" + json(sel.robot).dump() + R"(,"points":[)";
+  auto it = history_.find(sel.robot);
+  if (it != history_.end()) {
+    for (size_t i = 0; i < it->second.size(); ++i) text += (i ? "," : "") + it->second[i];
+  }
+  text += "]}";
+  session.send(std::make_shared<const std::string>(std::move(text)));
+  // And its field now rather than at the next 2 Hz refresh.
+  if (!query_in_flight_) request_snapshot({sel});
 }
 
 void WebHub::arm_timer() {
@@ -102,6 +118,10 @@ void WebHub::on_tick() {
       if (!s->selection().robot.empty()) wanted.insert(s->selection());
     }
   }
+  request_snapshot(std::move(wanted));
+}
+
+void WebHub::request_snapshot(std::set<Selection> wanted) {
   WebTotals base;
   base.web_clients = sessions_.size();
   base.web_dropped = dropped_.load();
@@ -139,10 +159,14 @@ void WebHub::on_snapshot(Snapshot snap) {
   const double now = epoch_seconds();
   const auto& rates = rates_.update(snap.robots, now);
   snap.totals.web_dropped = dropped_.load();
-  last_robots_ =
+  broadcast(
       robots_message(snap.robots, rates, stats_.errors_by_source(), snap.totals, resolution_, now)
-          .dump(-1, ' ', false, json::error_handler_t::replace);
-  broadcast(last_robots_);
+          .dump(-1, ' ', false, json::error_handler_t::replace));
+  for (auto it = history_.begin(); it != history_.end();) {  // robots that left
+    const bool listed = std::any_of(snap.robots.begin(), snap.robots.end(),
+                                    [&](const RobotView& r) { return r.key == it->first; });
+    it = listed ? std::next(it) : history_.erase(it);
+  }
   for (const auto& [sel, slice] : snap.fields) {
     std::string text;
     if (slice.contains("error")) {
@@ -163,14 +187,13 @@ void WebHub::on_telemetry(const std::string& line) {
   const auto point = telemetry_point(line);
   if (!point) return;
   const std::string& robot = (*point)["robot"].get_ref<const std::string&>();
-  std::shared_ptr<const std::string> message;
+  auto message = std::make_shared<const std::string>(
+      point->dump(-1, ' ', false, json::error_handler_t::replace));
+  auto& kept = history_[robot];
+  kept.push_back(*message);
+  if (kept.size() > kHistoryPoints) kept.pop_front();
   for (const auto& s : sessions_) {
-    if (s->selection().robot != robot) continue;
-    if (!message) {
-      message = std::make_shared<const std::string>(
-          point->dump(-1, ' ', false, json::error_handler_t::replace));
-    }
-    s->send(message);
+    if (s->selection().robot == robot) s->send(message);
   }
 }
 

@@ -4,11 +4,15 @@
 //     browser is connected), handed over through a bounded post (WebLink);
 //   - a 4 Hz snapshot (robots, totals) and a 2 Hz field slice per distinct selection, read by
 //     one brain-worker query at a time (a slow worker delays the page, never the reverse).
+// A browser that joins gets a snapshot queried for it (never one kept from an earlier browser:
+// with no browser open nothing is queried, so a kept one would be stale), and one that selects
+// a robot gets the recent plot points and that robot's field at once.
 #pragma once
 
 #include <boost/asio.hpp>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +32,9 @@ namespace fieldbrain::server::web {
 constexpr int64_t kTelemetryEvery = 2;
 constexpr int kSnapshotPeriodMs = 250;
 constexpr int kFieldEverySnapshots = 2;  // heat map refresh: 2 Hz
+// Plot points kept per robot while a browser is open, sent to a browser when it selects the
+// robot (as many as the page's plots show), so a second browser starts with full plots.
+constexpr size_t kHistoryPoints = 300;
 // Telemetry lines handed to the web thread but not yet handled; beyond this they are dropped.
 constexpr int kMaxTelemetryInFlight = 1024;
 
@@ -92,6 +99,8 @@ class WebHub {
 
   void arm_timer();
   void on_tick();
+  // Queries robots and totals, and the fields of `wanted`, from the worker (one at a time).
+  void request_snapshot(std::set<Selection> wanted);
   void on_snapshot(Snapshot snap);
   void on_telemetry(const std::string& line);
   void broadcast(const std::string& text);
@@ -103,8 +112,7 @@ class WebHub {
   ServerStats& stats_;
   boost::asio::steady_timer timer_;
   std::set<std::shared_ptr<WebSocketSession>> sessions_;
-  std::map<std::string, std::string> last_field_;  // robot key -> last field message, for joins
-  std::string last_robots_;                        // last robots message, for joins
+  std::map<std::string, std::deque<std::string>> history_;  // robot key -> recent plot points
   CycleRates rates_;
   int64_t resolution_ = 0;
   uint64_t ticks_ = 0;

@@ -57,6 +57,9 @@ json robots_message(const std::vector<RobotView>& robots,
                     {"session_cycles", r.session_cycles},
                     {"rate", rate == rates.end() ? 0.0 : rate->second.rate},
                     {"latency_ms", r.last_latency_ms},
+                    {"latency_smoothed_ms", r.latency_smoothed_ms},
+                    {"loop_budget_ms", r.loop_budget_ms},
+                    {"over_budget", r.over_budget},
                     {"brain_ms", r.avg_cycle_ms},
                     {"bad_frames", errors_of(r.key)},
                     {"state", cycling ? "cycling" : "idle"}});
@@ -107,7 +110,9 @@ std::optional<json> telemetry_point(const std::string& line) {
               {"reward", number("reward")},
               {"confidence", number("prediction_confidence")},
               {"novelty", number("novelty")},
-              {"latency_ms", number("latency_ms")}};
+              {"latency_ms", number("latency_ms")},
+              {"over_budget", t.contains("over_budget") && t["over_budget"].is_boolean() &&
+                                  t["over_budget"].get<bool>()}};
 }
 
 json field_message(const std::string& robot, const json& slice) {

@@ -1,6 +1,7 @@
 // fieldbrain live monitor: one WebSocket (/ws), messages pushed by the server
-// (docs/web-monitor.md): hello, robots (4 Hz), telemetry (the selected robot's plot points),
-// field (the selected slice, 2 Hz), error. The page sends only its selection.
+// (docs/web-monitor.md): hello, robots (4 Hz; one at once on connect), history (the selected
+// robot's recent plot points, on selection), telemetry (its new points), field (the selected
+// slice, 2 Hz and on selection), error. The page sends only its selection.
 (function () {
   'use strict';
   const WINDOW = 300;  // plot points kept per series
@@ -34,6 +35,7 @@
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       if (msg.type === 'robots') onRobots(msg);
       else if (msg.type === 'telemetry') onTelemetry(msg);
+      else if (msg.type === 'history') onHistory(msg);
       else if (msg.type === 'field') onField(msg);
       else if (msg.type === 'error') console.warn('server:', msg.message);
     };
@@ -57,8 +59,10 @@
   }
   function onRobots(msg) {
     state.robots = msg.robots;
+    if (!state.firstRobots) state.firstRobots = msg.robots;
     if (msg.resolution && msg.resolution !== state.resolution) setResolution(msg.resolution);
     const t = msg.totals;
+    state.totals = t;
     $('t-robots').textContent = count(t.robots);
     $('t-robot-cycles').textContent = count(t.robot_cycles);
     $('t-brain-calls').textContent = count(t.brain_calls);
@@ -72,12 +76,29 @@
       select(live[0].key);
     }
     renderTable();
+    renderSlow();
+  }
+  // Robots whose replies come later than their loop waits (server: latency_watch.h).
+  function renderSlow() {
+    const slow = state.robots.filter((r) => r.over_budget);
+    const box = $('slow-robots');
+    box.hidden = !slow.length;
+    if (!slow.length) return;
+    box.textContent = slow.map((r) =>
+      `${r.key}: replies take ${fmt(r.latency_smoothed_ms, 0)} ms, over its ${fmt(r.loop_budget_ms, 0)} ms loop ` +
+      `budget: it acts on stale motors. Lower the resolution (now R = ${state.resolution}), serve fewer robots ` +
+      'or run the brain on a GPU.').join('\n');
   }
   function renderTable() {
     const body = document.querySelector('#robots tbody');
     body.textContent = '';
     if (!state.robots.length) {
-      body.innerHTML = '<tr class="empty"><td colspan="8">no robot connected yet</td></tr>';
+      // Robots that cycled and left are not "yet to come": say what happened.
+      const served = state.totals ? state.totals.robot_cycles : 0;
+      body.innerHTML = '<tr class="empty"><td colspan="8"></td></tr>';
+      body.querySelector('td').textContent = served > 0
+        ? `no robot connected now: the robots have left (${count(served)} robot-cycles served since the server started)`
+        : 'no robot connected yet';
       return;
     }
     for (const r of state.robots) {
@@ -92,6 +113,10 @@
         const td = document.createElement('td');
         td.textContent = text;
         if (i >= 3) td.className = 'num';
+        if (i === 5 && r.over_budget) {
+          td.className = 'num over-budget';
+          td.title = `smoothed ${fmt(r.latency_smoothed_ms, 0)} ms > loop budget ${fmt(r.loop_budget_ms, 0)} ms`;
+        }
         tr.appendChild(td);
       });
       const td = document.createElement('td');
@@ -175,6 +200,12 @@
       requestAnimationFrame(draw);
     }
   }
+  // The recent points of a robot just selected (the server keeps them while a browser is open).
+  function onHistory(msg) {
+    if (msg.robot !== state.selected || !Array.isArray(msg.points)) return;
+    state.series = null;
+    for (const p of msg.points) onTelemetry(p);
+  }
   function draw() {
     state.drawQueued = false;
     const s = state.series;
@@ -208,6 +239,29 @@
     if (t < 0) { const u = -t; return [lerp(221, 59, u), lerp(221, 76, u), lerp(221, 192, u)]; }
     return [lerp(221, 180, t), lerp(221, 4, t), lerp(221, 38, t)];
   }
+  // The colour scale: symmetric, +-(max |value| of the slice rounded up to 1, 2, 2.5 or 5 x
+  // 10^k). scripts/plot_run.py uses the same rule and orientation, and matplotlib's "coolwarm"
+  // (whose ends and middle colour() interpolates), so a slice looks the same in both.
+  function niceScale(m) {
+    if (!(m > 0)) return 1;
+    const e = Math.pow(10, Math.floor(Math.log10(m)));
+    for (const f of [1, 2, 2.5, 5, 10]) if (f * e >= m * (1 - 1e-9)) return f * e;
+    return 10 * e;
+  }
+  function setAxes(r) {
+    // Each tick at the centre of its cell: x from the left, y from the bottom (y grows upwards).
+    const ticks = (el, side) => {
+      el.textContent = '';
+      for (const v of [0, Math.floor(r / 2), r - 1]) {
+        const s = document.createElement('span');
+        s.textContent = v;
+        s.style[side] = `${(100 * (v + 0.5)) / r}%`;
+        el.appendChild(s);
+      }
+    };
+    ticks($('heat-x-ticks'), 'left');
+    ticks($('heat-y-ticks'), 'bottom');
+  }
   function onField(msg) {
     if (msg.robot !== state.selected) return;
     const r = msg.resolution, v = msg.values;
@@ -215,21 +269,28 @@
     state.field = msg;
     let lo = Infinity, hi = -Infinity, sum = 0;
     for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; sum += x; }
-    const scale = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+    const scale = niceScale(Math.max(Math.abs(lo), Math.abs(hi)));
     const canvas = $('heatmap');
     if (canvas.width !== r) { canvas.width = r; canvas.height = r; }
+    if (state.axesFor !== r) { setAxes(r); state.axesFor = r; }
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(r, r);
-    for (let i = 0; i < r * r; i++) {
-      const [R, G, B] = colour(v[i] / scale);
-      img.data[4 * i] = R; img.data[4 * i + 1] = G; img.data[4 * i + 2] = B; img.data[4 * i + 3] = 255;
+    // values[x * r + y] (field_slice: x first). Drawn as field_slices.png is: x to the right,
+    // y upwards (canvas row 0 is the top, so y = r - 1 there).
+    for (let x = 0; x < r; x++) {
+      for (let y = 0; y < r; y++) {
+        const [R, G, B] = colour(Math.max(-1, Math.min(1, v[x * r + y] / scale)));
+        const p = 4 * ((r - 1 - y) * r + x);
+        img.data[p] = R; img.data[p + 1] = G; img.data[p + 2] = B; img.data[p + 3] = 255;
+      }
     }
     ctx.putImageData(img, 0, 0);
     $('field-caption').textContent = `${msg.robot} · channel ${msg.channel} · z ${msg.z} · ${r}×${r}`;
     $('legend-min').textContent = (-scale).toPrecision(3);
-    $('legend-max').textContent = scale.toPrecision(3);
+    $('legend-max').textContent = '+' + scale.toPrecision(3);
     $('slice-stats').textContent =
-      `min ${lo.toPrecision(3)} · mean ${(sum / v.length).toPrecision(3)} · max ${hi.toPrecision(3)}`;
+      `min ${lo.toPrecision(3)} · mean ${(sum / v.length).toPrecision(3)} · max ${hi.toPrecision(3)} · ` +
+      `colour scale ±${scale} (max |value| rounded up)`;
   }
 
   // What the browser test reads (test/web/browser_test.py).
@@ -238,6 +299,13 @@
     selected: () => state.selected,
     motorPoints: () => (state.motorPlot && state.motorPlot.data[0] ? state.motorPlot.data[0].length : 0),
     fieldShown: () => !!state.field,
+    // The canvas pixel (x to the right, y upwards) of field cell (x, y), for orientation checks.
+    fieldValue: (x, y) => (state.field ? state.field.values[x * state.field.resolution + y] : null),
+    emptyText: () => { const td = document.querySelector('#robots tbody tr.empty td'); return td ? td.textContent : null; },
+    // {key: cycle} of the first robots message this page got (a new page must not get a stale one).
+    firstRobots: () => (state.firstRobots
+      ? Object.fromEntries(state.firstRobots.filter((r) => r.state !== 'refused').map((r) => [r.key, r.cycle]))
+      : null),
   };
 
   fillChannels();

@@ -23,7 +23,8 @@ void from_json(const nlohmann::json& j, RobotPolicy& p) {
   if (!j.is_object()) throw std::invalid_argument("config key 'robots' must be an object");
   static const std::set<std::string> known = {
       "require_tokens",   "tokens",          "binary_key",         "address_names",
-      "takeover_after_s", "max_live_brains", "state_dir_max_bytes"};
+      "takeover_after_s", "max_live_brains", "state_dir_max_bytes",
+      "max_live_brains_per_address"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
       throw std::invalid_argument("unknown config key 'robots." + it.key() + "'");
@@ -35,6 +36,7 @@ void from_json(const nlohmann::json& j, RobotPolicy& p) {
   read_policy_key(j, "address_names", p.address_names);
   read_policy_key(j, "takeover_after_s", p.takeover_after_s);
   read_policy_key(j, "max_live_brains", p.max_live_brains);
+  read_policy_key(j, "max_live_brains_per_address", p.max_live_brains_per_address);
   read_policy_key(j, "state_dir_max_bytes", p.state_dir_max_bytes);
 }
 
@@ -48,6 +50,7 @@ void to_json(nlohmann::json& j, const RobotPolicy& p) {
        {"address_names", p.address_names},
        {"takeover_after_s", p.takeover_after_s},
        {"max_live_brains", p.max_live_brains},
+       {"max_live_brains_per_address", p.max_live_brains_per_address},
        {"state_dir_max_bytes", p.state_dir_max_bytes}};
 }
 
@@ -65,6 +68,10 @@ void RobotPolicy::validate() const {
   }
   require_policy(takeover_after_s > 0, "takeover_after_s", "must be > 0");
   require_policy(max_live_brains >= 1, "max_live_brains", "must be >= 1");
+  require_policy(max_live_brains_per_address >= 0 &&
+                     max_live_brains_per_address <= max_live_brains,
+                 "max_live_brains_per_address",
+                 "must be in 0..max_live_brains (0 = a quarter of max_live_brains)");
   require_policy(state_dir_max_bytes >= 0, "state_dir_max_bytes", "must be >= 0 (0 = no budget)");
 }
 

@@ -29,14 +29,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<float> kSensors = {0.1f, 0.2f, 0.3f, 0.4f};
+const std::vector<float> kLimitSensors = {0.1f, 0.2f, 0.3f, 0.4f};
 
 // Runs n cycles as `id` and leaves; returns the handshake reply.
-nlohmann::json run_robot(uint16_t port, const std::string& id, int n,
+nlohmann::json run_limited_robot(uint16_t port, const std::string& id, int n,
                          const std::string& source = "") {
   RobotClient c(port, 10.0, 0, source);
   auto hs = json_handshake(c, id, 4, 3).value();
-  for (int i = 0; i < n && hs["type"] == "handshake"; ++i) REQUIRE(json_step(c, kSensors));
+  for (int i = 0; i < n && hs["type"] == "handshake"; ++i) REQUIRE(json_step(c, kLimitSensors));
   return hs;
 }
 
@@ -74,23 +74,26 @@ TEST_CASE("a token that cannot be written to identities.json is never handed out
   ServerConfig c = test_config();
   c.state_dir = dir.string();
   c.robots.require_tokens = true;
+  c.log_level = "info";
   CapturedLog log;
   ToyServer srv(c);
-  const auto refused = run_robot(srv.port(), "owner", 0);
+  const auto refused = run_limited_robot(srv.port(), "owner", 0);
   INFO(refused.dump());
   CHECK(refused["type"] == "error");
   CHECK_FALSE(refused.contains("token"));
   CHECK(refused.value("message", "").find("identities.json") != std::string::npos);
   CHECK(log.text().find("identities.json") != std::string::npos);
   // An impostor gets no brain of that id either: nothing was recorded.
-  CHECK(run_robot(srv.port(), "owner", 0)["type"] == "error");
+  CHECK(run_limited_robot(srv.port(), "owner", 0)["type"] == "error");
   // Once the disk is writable again the first claim gets its token.
   fs::remove_all(blocker);
-  const auto accepted = run_robot(srv.port(), "owner", 2);
+  const auto accepted = run_limited_robot(srv.port(), "owner", 2);
   CHECK(accepted["type"] == "handshake");
   CHECK(accepted.value("token", "").size() == 32);
   std::ifstream stored(dir / "identities.json");
   CHECK(nlohmann::json::parse(stored)["robots"].contains("json:owner"));
+  // The failed writes fail the exit status (main() exits 3 on it).
+  CHECK(srv.server->worker().identity_write_failures() == 2);
 }
 
 // --- item 3: the recorder and write errors ---------------------------------------------------
@@ -113,7 +116,7 @@ TEST_CASE("a recording that hits a write error stops with an error and its files
     small.rlim_cur = 16 * 1024;
     REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
     for (int i = 0; i < 3000; ++i) {
-      s->append(kSensors, 0.5f, {0.1f, 0.2f, 0.3f});
+      s->append(kLimitSensors, 0.5f, {0.1f, 0.2f, 0.3f});
       if (i % 200 == 199) std::this_thread::sleep_for(std::chrono::milliseconds(60));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -167,11 +170,11 @@ TEST_CASE("throw-away ids never evict a trained save of an offline robot", "[ser
   c.state_dir = dir.string();
   c.robots.state_dir_max_bytes = 250;  // about two and a half toy saves
   ToyServer srv(c);
-  run_robot(srv.port(), "trained", 300);
+  run_limited_robot(srv.port(), "trained", 300);
   const fs::path trained = dir / state_file_name("json:trained", ".toy");
   REQUIRE(eventually([&] { return fs::exists(trained); }));
   for (int i = 0; i < 6; ++i) {
-    run_robot(srv.port(), "throwaway" + std::to_string(i), 1);
+    run_limited_robot(srv.port(), "throwaway" + std::to_string(i), 1);
     const fs::path save = dir / state_file_name("json:throwaway" + std::to_string(i), ".toy");
     REQUIRE(eventually([&] { return srv.server->worker().saves() >= uint64_t(i) + 2; }));
     (void)save;
@@ -192,6 +195,8 @@ TEST_CASE("one address cannot take every live-brain slot", "[server][limits]") {
   CHECK(refused["code"] == kCodeSessionLimit);
   RobotClient b1(srv.port(), 10.0, 0, "127.0.0.2");
   CHECK(json_handshake(b1, "b1", 4, 3).value()["type"] == "handshake");
+  CHECK(refused["message"].get<std::string>().find("max_live_brains_per_address") !=
+        std::string::npos);
 }
 
 // --- item 5: a server-wide log budget per message kind ---------------------------------------
@@ -219,7 +224,7 @@ TEST_CASE("many connections with one bad message each write a bounded number of 
 // --- item 7 ----------------------------------------------------------------------------------
 
 TEST_CASE("a damaged save moved aside is not reported as resumed", "[server][limits]") {
-  auto dir = fresh_dir("fieldbrain-damaged-not-resumed");
+  auto dir = fresh_dir("fieldbrain-damaged-save-fresh");
   fs::create_directories(dir);
   std::ofstream(dir / state_file_name("json:wreck", ".toy")) << "{\"s\": 4, \"m\"";
   ServerConfig c = test_config();
@@ -228,11 +233,11 @@ TEST_CASE("a damaged save moved aside is not reported as resumed", "[server][lim
   CapturedLog log;
   ToyServer srv(c);
   spdlog::set_level(spdlog::level::info);
-  CHECK(run_robot(srv.port(), "wreck", 1)["type"] == "handshake");
+  CHECK(run_limited_robot(srv.port(), "wreck", 1)["type"] == "handshake");
   const std::string text = log.text();
   INFO(text);
   CHECK(text.find("handshake complete as 'wreck'") != std::string::npos);
-  CHECK(text.find("resumed") == std::string::npos);
+  CHECK(text.find(", resumed") == std::string::npos);
 }
 
 TEST_CASE("sizes in identities.json are range-checked", "[server][limits]") {

@@ -3,7 +3,9 @@
 namespace fieldbrain::server {
 
 ConnectionLimit::ConnectionLimit(int max_total, int max_per_address)
-    : max_total_(max_total), max_per_address_(max_per_address), counts_(std::make_shared<Counts>()) {}
+    : max_total_(max_total),
+      max_per_address_(max_per_address),
+      counts_(std::make_shared<Counts>()) {}
 
 ConnectionLimit::Ticket ConnectionLimit::admit(const std::string& address, std::string* why) {
   {

@@ -13,7 +13,7 @@ long descriptors_free() {
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kUnknown;
   DIR* dir = ::opendir("/proc/self/fd");
   if (!dir) return errno == EMFILE || errno == ENFILE ? 0 : kUnknown;  // out already, or no /proc
-  long open = -1;             // the directory's own descriptor is not in use afterwards
+  long open = -1;  // the directory's own descriptor is not in use afterwards
   while (::readdir(dir) != nullptr) ++open;
   ::closedir(dir);
   open -= 2;  // "." and ".."

@@ -27,9 +27,10 @@ bool LogGate::allow(const std::string& kind, Clock::time_point now) {
   if (k.tokens < 1.0) {
     if (!k.announced) {
       k.announced = true;
-      spdlog::warn("'{}' log lines over the server-wide budget ({} a minute): suppressed, "
-                   "counted every 10 s",
-                   kind, per_minute_);
+      spdlog::warn(
+          "'{}' log lines over the server-wide budget ({} a minute): suppressed, "
+          "counted every 10 s",
+          kind, per_minute_);
     }
     ++k.suppressed;
     return false;

@@ -9,12 +9,12 @@
 // Boost's assertions go to the handler below (before any Boost header).
 #define BOOST_ENABLE_ASSERT_HANDLER 1
 
+#include <algorithm>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,8 +34,8 @@ void assertion_failed(char const* expr, char const* function, char const* file, 
   std::fprintf(stderr, "Boost assertion failed: %s in %s (%s:%ld)\n", expr, function, file, line);
   std::abort();
 }
-void assertion_failed_msg(char const* expr, char const* msg, char const* function,
-                          char const* file, long line) {
+void assertion_failed_msg(char const* expr, char const* msg, char const* function, char const* file,
+                          long line) {
   std::fprintf(stderr, "Boost assertion failed: %s (%s) in %s (%s:%ld)\n", expr, msg, function,
                file, line);
   std::abort();
@@ -94,8 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t step = 1 + data[0] % 64;
   const char* bytes = reinterpret_cast<const char*>(data) + 1;
   const size_t total = size - 1;
-  size_t pos = 0;                           // consumed by the parsers so far
-  size_t end = std::min(total, step);       // received so far
+  size_t pos = 0;                      // consumed by the parsers so far
+  size_t end = std::min(total, step);  // received so far
   for (int n = 0; n < 16 && pos < total; ++n) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(4096);

@@ -33,7 +33,7 @@ const std::vector<float> kLimitSensors = {0.1f, 0.2f, 0.3f, 0.4f};
 
 // Runs n cycles as `id` and leaves; returns the handshake reply.
 nlohmann::json run_limited_robot(uint16_t port, const std::string& id, int n,
-                         const std::string& source = "") {
+                                 const std::string& source = "") {
   RobotClient c(port, 10.0, 0, source);
   auto hs = json_handshake(c, id, 4, 3).value();
   for (int i = 0; i < n && hs["type"] == "handshake"; ++i) REQUIRE(json_step(c, kLimitSensors));
@@ -213,8 +213,8 @@ TEST_CASE("many connections with one bad message each write a bounded number of 
     r.send_text("{nope\n");
     r.read_line();
   }
-  REQUIRE(eventually(
-      [&] { return srv.server->stats().errors_with_code(kCodeInvalidMessage) >= 150; }));
+  REQUIRE(
+      eventually([&] { return srv.server->stats().errors_with_code(kCodeInvalidMessage) >= 150; }));
   const size_t lines = log.count("malformed JSON");
   INFO(log.text());
   CHECK(lines <= 25);

@@ -185,3 +185,41 @@ TEST_CASE("idle web connections cannot take the descriptors robots need", "[serv
   INFO(text);
   CHECK(text.find("Too many open files") == std::string::npos);
 }
+
+// Issue 24 item 1: a failed write of identities.json refuses the handshake (no token handed
+// out) and makes the exit status 3 at SIGTERM, like a failed final save.
+TEST_CASE("a failed identities.json write refuses the robot and exits 3", "[server][limits]") {
+  const int port = free_loopback_port();
+  const auto dir = fresh_dir("fieldbrain-identity-exit");
+  const auto state = dir / "state";
+  std::filesystem::create_directories(state);
+  const std::string log = (dir / "server.log").string();
+  // exec: the shell's pid is the server's, which names the identity file's temporary.
+  const std::string script = "exec '" + std::string(FIELDBRAIN_SERVER_EXE) +
+                             "' --host 127.0.0.1 --port " + std::to_string(port) +
+                             " --monitor-port -1 --resolution 8 --state-dir '" + state.string() +
+                             "' > '" + log + "' 2>&1";
+  ChildProcess proc({"/bin/sh", "-c", script});
+  REQUIRE(proc.pid > 0);
+  // A directory where the temporary file goes: its creation fails, as on a full disk.
+  std::filesystem::create_directories(state / ("identities.json.tmp-" + std::to_string(proc.pid)) /
+                                      "x");
+  std::optional<nlohmann::json> hs;
+  for (int i = 0; i < 300 && !hs; ++i) {
+    try {
+      fieldbrain::server::RobotClient robot(static_cast<uint16_t>(port), 5.0);
+      if (robot.connected()) hs = json_handshake(robot, "owner", 4, 3);
+    } catch (const std::exception&) {
+    }
+    if (!hs) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(hs.has_value());
+  CHECK((*hs)["type"] == "error");
+  CHECK_FALSE(hs->contains("token"));
+  ::kill(proc.pid, SIGTERM);
+  CHECK(proc.wait_exit(30) == 3);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(text.find("identities.json") != std::string::npos);
+}

@@ -417,14 +417,20 @@ void BrainWorker::do_attach(AttachJob& job) {
     try {
       identities_.save(options_.state_dir);
     } catch (const std::exception& e) {
-      identities_.restore(base, before ? &*before : nullptr);
       identity_write_failures_.fetch_add(1);
-      const std::string why = std::string("writing ") + IdentityStore::kFileName +
-                              " failed: " + e.what();
-      stats_.error(kCodePersistenceSave, claim.key, "handshake refused, identity not stored: " + why);
-      return refuse(kCodePersistenceSave,
-                    "the server cannot store this robot's identity (" + why +
-                        "); nothing was recorded, try again once the state disk is writable");
+      const std::string why =
+          std::string("writing ") + IdentityStore::kFileName + " failed: " + e.what();
+      if (!decision.issued_token.empty()) {
+        identities_.restore(base, before ? &*before : nullptr);
+        stats_.error(kCodePersistenceSave, claim.key,
+                     "handshake refused, its token could not be stored: " + why);
+        return refuse(kCodePersistenceSave,
+                      "the server cannot store this robot's identity (" + why +
+                          "); nothing was recorded, try again once the state disk is writable");
+      }
+      // No token at stake (a binary robot, or tokens off): the record (its sizes) stays in
+      // memory and goes to disk with the next write that succeeds; the robot runs.
+      stats_.error(kCodePersistenceSave, claim.key, why + " (no token involved; the robot runs)");
     }
   }
   result.token = decision.issued_token;

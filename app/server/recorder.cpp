@@ -25,6 +25,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kNpyHeaderBytes = 128;  // fixed, so the shape can be rewritten in place
+// A new session needs this much of record_max_bytes left (its session.json, three headers
+// and some cycles), so a nearly spent budget does not start sessions of a few cycles each.
+constexpr int64_t kMinSessionBytes = 64 * 1024;
 
 // NumPy format 1.0 header for a little-endian float32 C-order array of shape (rows, tail...).
 std::string npy_header(uint64_t rows, int tail) {
@@ -258,7 +261,7 @@ std::shared_ptr<SessionRecording> Recorder::open(const std::string& robot_key, u
                            std::to_string(limits_.max_sessions));
     return nullptr;
   }
-  if (bytes_used_.load() >= limits_.max_bytes) {
+  if (bytes_used_.load() + kMinSessionBytes > limits_.max_bytes) {
     refused(robot_key, std::to_string(bytes_used_.load()) + " bytes, record_max_bytes = " +
                            std::to_string(limits_.max_bytes));
     return nullptr;

@@ -22,8 +22,8 @@
 //   hold, their headers say exactly that, and session.json says "cycles" = that count and
 //   "error" = why. session.json is replaced only by a complete write (never left empty).
 // - The whole directory has a budget: `max_sessions` folders (those of earlier runs count)
-//   and `max_bytes` of files. At the folder budget, or at the byte budget, a new session is
-//   not recorded (the robot runs as usual; one log line per 10 s says so); a session being
+//   and `max_bytes` of files. At the folder budget, or with less than 64 KiB of the byte
+//   budget left, a new session is not recorded (the robot runs as usual; one log line per 10 s says so); a session being
 //   written stops at the byte budget like at its size limit ("truncated": true,
 //   "stopped": "record_max_bytes"). Nothing is ever deleted to make room.
 // - A session is not recorded while fewer than `fd_reserve` descriptors are free (each open

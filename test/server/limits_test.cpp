@@ -162,6 +162,39 @@ TEST_CASE("the recording directory has a folder budget", "[server][limits]") {
   CHECK(log.text().find("record_max_sessions") != std::string::npos);
 }
 
+TEST_CASE(
+    "the recording directory has a byte budget: a session stops there, new ones are not "
+    "recorded",
+    "[server][limits]") {
+  auto dir = fresh_dir("fieldbrain-record-bytes");
+  CapturedLog log;
+  RecorderLimits limits;
+  limits.max_bytes = 1 << 20;  // the smallest budget: 1 MiB
+  std::string folder;
+  {
+    Recorder recorder(dir.string(), nlohmann::json::object(), limits);
+    const std::vector<float> wide(2000, 0.25f);  // 8 KB a cycle: about 128 cycles fit
+    auto s = recorder.open("wide", 1, 2000, 1, 0);
+    REQUIRE(s);
+    folder = s->folder();
+    for (int i = 0; i < 300; ++i) s->append(wide, 0.0f, {0.5f});
+    s->close();
+    REQUIRE(eventually([&] { return log.count("recording stopped") == 1; }));
+    CHECK(recorder.bytes_used() <= limits.max_bytes);
+    CHECK_FALSE(recorder.open("next", 1, 2, 1, 0));  // at the budget: not recorded
+  }
+  const auto sensors = npy_rows(fs::path(folder) / "sensors.npy", 2000);
+  CHECK(sensors.header == sensors.on_disk);
+  CHECK(sensors.header > 0);
+  CHECK(sensors.header < 300);
+  std::ifstream in(fs::path(folder) / "session.json");
+  const auto meta = nlohmann::json::parse(in);
+  CHECK(meta["cycles"] == sensors.header);
+  CHECK(meta["truncated"] == true);
+  CHECK(meta["stopped"] == "record_max_bytes");
+  CHECK(log.text().find("record_max_bytes") != std::string::npos);
+}
+
 // --- item 4: throw-away ids and the quotas -------------------------------------------------
 
 TEST_CASE("throw-away ids never evict a trained save of an offline robot", "[server][limits]") {

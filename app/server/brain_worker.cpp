@@ -375,6 +375,7 @@ void BrainWorker::hand_over(Robot& robot, AttachJob& job, AttachResult result) {
   robot.view.id = next_id_++;
   owners_[robot.view.id] = robot.entry_number;
   robot.view.framing = job.request.framing;
+  robot.peer_address = job.request.peer_address;
   robot.view.connected_at = epoch_seconds();
   robot.view.session_cycles = 0;
   robot.brain_ms_total = 0;
@@ -411,11 +412,44 @@ void BrainWorker::do_attach(AttachJob& job) {
                                          std::to_string(options_.policy.max_live_brains) +
                                          " live brains (robots.max_live_brains); try again later");
   }
+  // One address may not take every slot (issue 24 item 4): its own, smaller cap.
+  const int per_address = options_.policy.live_brains_per_address();
+  if (needs_brain &&
+      std::count_if(brains_.begin(), brains_.end(), [&](const auto& e) {
+        return e.second.peer_address == req.peer_address;
+      }) >= per_address) {
+    return refuse(kCodeSessionLimit, "address " + req.peer_address + " holds its limit of " +
+                                         std::to_string(per_address) +
+                                         " live brains (robots.max_live_brains_per_address); "
+                                         "try again later");
+  }
   // Checked before anything is taken over or created: a refused claim changes nothing.
+  std::optional<IdentityRecord> before;
+  if (const IdentityRecord* r = identities_.find(base)) before = *r;
   IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
   if (!decision.ok) return refuse(decision.code, decision.error);
   if (decision.store_changed && !options_.state_dir.empty()) {
-    writer_.write_identities(identities_.to_file_json().dump(2));
+    // An identity (a token above all) is handed out only once it is on disk: a token that a
+    // restart forgets would let the next claimant, token or not, take this robot's brain.
+    // A few hundred bytes and one fsync, on a robot's first handshake only.
+    try {
+      identities_.save(options_.state_dir);
+    } catch (const std::exception& e) {
+      identity_write_failures_.fetch_add(1);
+      const std::string why =
+          std::string("writing ") + IdentityStore::kFileName + " failed: " + e.what();
+      if (!decision.issued_token.empty()) {
+        identities_.restore(base, before ? &*before : nullptr);
+        stats_.error(kCodePersistenceSave, claim.key,
+                     "handshake refused, its token could not be stored: " + why);
+        return refuse(kCodePersistenceSave,
+                      "the server cannot store this robot's identity (" + why +
+                          "); nothing was recorded, try again once the state disk is writable");
+      }
+      // No token at stake (a binary robot, or tokens off): the record (its sizes) stays in
+      // memory and goes to disk with the next write that succeeds; the robot runs.
+      stats_.error(kCodePersistenceSave, claim.key, why + " (no token involved; the robot runs)");
+    }
   }
   result.token = decision.issued_token;
   if (taken) return hand_over(*taken, job, std::move(result));
@@ -443,6 +477,7 @@ void BrainWorker::do_attach(AttachJob& job) {
   robot.latency = req.json ? LatencyWatch(options_.policy.json_loop_budget_ms, "robots.json_loop_budget_ms")
                            : LatencyWatch(options_.policy.loop_budget_ms, "robots.loop_budget_ms");
   robot.view.key = key;
+  robot.peer_address = req.peer_address;
   robot.view.framing = req.framing;
   robot.view.sensory_dim = req.sensory_dim;
   robot.view.motor_dim = req.motor_dim;
@@ -529,6 +564,7 @@ void BrainWorker::do_loaded(LoadedJob& job) {
     stats_.error(kCodePersistenceLoad, robot.view.key,
                  "saved state " + robot.load_path + " does not load (" + job.error + "); " + fate +
                      ", starting fresh");
+    robot.load_path.clear();  // a fresh brain: the handshake reply and log must not say resumed
     try {
       robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
     } catch (const std::exception& e) {
@@ -623,7 +659,7 @@ bool BrainWorker::queue_save(Robot& robot, bool final_save) {
     ++robot.saving;
     const uint64_t entry = robot.entry_number;
     writer_.write(robot.file, robot.view.key, std::move(snapshot), final_save,
-                  [this, entry] { push(SavedJob{entry}); });
+                  [this, entry] { push(SavedJob{entry}); }, robot.view.cycle);
     spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread", robot.view.key,
                   robot.view.cycle,
                   std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());

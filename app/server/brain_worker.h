@@ -125,6 +125,9 @@ class BrainWorker {
   void stop();
   // After stop(): robots whose final save failed (their latest state is lost).
   std::vector<std::string> unsaved() const { return writer_.unsaved(); }
+  // Identity-file writes that failed (each refused a handshake); main() exits 3 like for a
+  // failed final save, so an operator learns the state disk needs attention.
+  uint64_t identity_write_failures() const { return identity_write_failures_.load(); }
 
   // Returns false (and never calls `done`) once stop() has begun.
   bool attach(BrainClaim request, AttachDone done);
@@ -191,6 +194,7 @@ class BrainWorker {
     uint64_t entry_number = 0;  // key of brains_
     RobotView view;
     std::string base;      // identity without twin suffix ("bin:picarx_12s_6m")
+    std::string peer_address;  // of the connection it was made or last taken over for
     std::string identity;  // with it
     std::string file;      // save file name in the state dir ("" = no persistence)
     std::string load_path;
@@ -255,6 +259,7 @@ class BrainWorker {
   std::atomic<uint64_t> brain_calls_{0};
   std::atomic<uint64_t> frames_stepped_{0};
   std::atomic<uint64_t> brain_us_{0};
+  std::atomic<uint64_t> identity_write_failures_{0};
 };
 
 }  // namespace fieldbrain::server

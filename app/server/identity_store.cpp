@@ -1,9 +1,13 @@
 #include "app/server/identity_store.h"
 
 #include <openssl/crypto.h>
+#include <fcntl.h>
 #include <openssl/rand.h>
+#include <unistd.h>
 
-#include <climits>
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -40,22 +44,23 @@ void IdentityStore::parse(std::string_view text, const std::string& path) {
   const auto robots = j.find("robots");
   if (robots == j.end() || !robots->is_object()) throw bad("has no \"robots\" object");
   for (auto it = robots->begin(); it != robots->end(); ++it) {
-    // get<int>() would truncate 2^40 and cast 1e300 (undefined): integers that fit only.
-    const auto size = [&](const char* key) {
-      const auto v = it->find(key);
-      const bool fits = v != it->end() && v->is_number_integer() &&
-                        (v->is_number_unsigned() ? v->get<uint64_t>() <= uint64_t(INT_MAX)
-                                                 : v->get<int64_t>() >= INT_MIN &&
-                                                       v->get<int64_t>() <= INT_MAX);
-      if (!fits) {
-        throw bad("has a bad record for '" + it.key() + "' (" + key + " is not an int)");
-      }
-      return v->get<int>();
-    };
     try {
       IdentityRecord r;
-      r.sensory_dim = size("sensory_dim");
-      r.motor_dim = size("motor_dim");
+      // Read wide and range-checked: get<int>() would wrap 99999999999 to 1215752191.
+      const auto size_of = [&](const char* key) {
+        const nlohmann::json& v = it->at(key);
+        const bool in_range =
+            v.is_number_integer() &&
+            (v.is_number_unsigned() ? v.get<uint64_t>() <= 65535 : v.get<int64_t>() <= 65535) &&
+            (v.is_number_unsigned() ? v.get<uint64_t>() >= 1 : v.get<int64_t>() >= 1);
+        if (!in_range) {
+          throw bad("has " + std::string(key) + " " + v.dump() + " for '" + it.key() +
+                    "' (sizes are integers in 1..65535)");
+        }
+        return static_cast<int>(v.get<int64_t>());
+      };
+      r.sensory_dim = size_of("sensory_dim");
+      r.motor_dim = size_of("motor_dim");
       r.token_sha256 = it->value("token_sha256", "");
       records_[it.key()] = r;
     } catch (const nlohmann::json::exception& e) {
@@ -71,6 +76,53 @@ const IdentityRecord* IdentityStore::find(const std::string& identity) const {
 
 void IdentityStore::put(const std::string& identity, IdentityRecord record) {
   records_[identity] = std::move(record);
+}
+
+void IdentityStore::restore(const std::string& identity, const IdentityRecord* previous) {
+  if (previous) {
+    records_[identity] = *previous;
+  } else {
+    records_.erase(identity);
+  }
+}
+
+void IdentityStore::save(const std::string& dir) const {
+  const auto path = std::filesystem::path(dir) / kFileName;
+  const auto tmp = std::filesystem::path(path.string() + ".tmp-" + std::to_string(::getpid()));
+  const std::string content = to_file_json().dump(2);
+  const auto fail = [&](const char* step) {
+    const std::string why = std::strerror(errno);
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    return std::runtime_error(std::string(step) + " " + tmp.string() + ": " + why);
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw fail("cannot create");
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      const auto e = fail("cannot write");
+      ::close(fd);
+      throw e;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    const auto e = fail("cannot fsync");
+    ::close(fd);
+    throw e;
+  }
+  if (::close(fd) != 0) throw fail("cannot close");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw fail("cannot rename");
+  // The rename itself must survive a power cut: fsync the directory.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
 }
 
 nlohmann::json IdentityStore::to_file_json() const {

@@ -28,14 +28,21 @@ class IdentityStore {
   static constexpr const char* kFileName = "identities.json";
 
   // Reads the records of `dir` (nothing when dir is "" or has no file yet). Throws
-  // std::runtime_error naming the file when it exists but does not parse: starting without it
-  // would hand every protected robot to whoever claims it first.
+  // std::runtime_error naming the file when it exists but does not parse, or a record's sizes
+  // are not in 1..65535: starting without it would hand every protected robot to whoever
+  // claims it first.
   void open(const std::string& dir);
   // The file's text, as open() reads it; `path` names the file in errors (open() calls this;
   // so does the fuzz harness test/fuzz/fuzz_identities.cpp).
   void parse(std::string_view text, const std::string& path);
+  // Writes the records to "<dir>/identities.json" durably (temporary file, fsync, rename,
+  // fsync of the directory); throws std::runtime_error saying why (e.g. "No space left on
+  // device") when any step fails, leaving the previous file in place.
+  void save(const std::string& dir) const;
   const IdentityRecord* find(const std::string& identity) const;
   void put(const std::string& identity, IdentityRecord record);
+  // Puts back what find() returned before a put (null: the identity had no record).
+  void restore(const std::string& identity, const IdentityRecord* previous);
   size_t size() const { return records_.size(); }
   // The file's content ({"version":1,"robots":{identity:{...}}}).
   nlohmann::json to_file_json() const;

@@ -2,8 +2,9 @@
 // config, a trial brain on the configured device and field step, the state directory) before
 // any port opens, serves until SIGINT/SIGTERM, then answers the frames in flight, saves every
 // robot and exits 0. When serving it prints one JSON line on stdout (the ready line: version,
-// pid, the bound ports; also written to --ready-file). Bad configuration exits 2 with a
-// message naming the key; a robot whose final save failed makes it exit 3, naming the robot.
+// pid, the bound ports; also written to --ready-file). Bad configuration (a damaged
+// identities.json included) exits 2 with a message naming the key; a robot whose final save
+// failed, or a failed write of identities.json, makes it exit 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -99,15 +100,24 @@ int main(int argc, char** argv) {
     server.stop();
     web_monitor.stop();
     // A robot whose final save failed comes back older than it left: say so, and fail.
+    int status = 0;
     const auto unsaved = server.worker().unsaved();
     if (!unsaved.empty()) {
       std::string names;
       for (const auto& key : unsaved) names += (names.empty() ? "" : ", ") + key;
       spdlog::critical("final save failed for {} robot(s): {}; their latest state is lost",
                        unsaved.size(), names);
-      return 3;
+      status = 3;
     }
-    return 0;
+    // A robot's identity that could not be stored was refused, not lost; the disk still
+    // needs attention, so it fails the exit status the same way.
+    if (const uint64_t failed = server.worker().identity_write_failures(); failed > 0) {
+      spdlog::critical("writing identities.json failed {} time(s) (those handshakes were "
+                       "refused); check the state disk",
+                       failed);
+      status = 3;
+    }
+    return status;
   } catch (const std::exception& e) {
     spdlog::critical("fieldbrain-server: {}", e.what());
     return 1;

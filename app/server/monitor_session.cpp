@@ -229,7 +229,9 @@ void MonitorSession::on_line(const std::string& line) {
     }
     reply(monitor_error(cmd.name == "auth" ? "auth" : cmd.text,
                         "authentication required: send 'auth <monitor_token>' first"));
-    spdlog::warn("monitor client {}: request without a valid token", peer_address_);
+    if (ctx_.stats.may_log("monitor request without a token")) {
+      spdlog::warn("monitor client {}: request without a valid token", peer_address_);
+    }
     if (count_bad("requests without a valid token")) return;
     return read_line();
   }

@@ -15,8 +15,23 @@
 // a mutex the writer holds only to copy out; a writer thread does all file I/O. If the disk
 // falls behind by more than the ring (1024 cycles), cycles are dropped and counted (the
 // session then says so and replay refuses it). A session stops recording at 256 MiB.
+//
+// Write errors and budgets (issue 24 item 3, docs/operating.md "Limits"):
+// - A failed write (a full disk, EFBIG, EIO) stops that recording with an error in the log
+//   ("recording stopped"); its three .npy files are cut back to the last cycle all of them
+//   hold, their headers say exactly that, and session.json says "cycles" = that count and
+//   "error" = why. session.json is replaced only by a complete write (never left empty).
+// - The whole directory has a budget: `max_sessions` folders (those of earlier runs count)
+//   and `max_bytes` of files. At the folder budget, or with less than 64 KiB of the byte
+//   budget left, a new session is not recorded (the robot runs as usual; one log line per 10 s says so); a session being
+//   written stops at the byte budget like at its size limit ("truncated": true,
+//   "stopped": "record_max_bytes"). Nothing is ever deleted to make room.
+// - A session is not recorded while fewer than `fd_reserve` descriptors are free (each open
+//   recording holds three).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -32,28 +47,45 @@ namespace fieldbrain::server {
 class SessionRecording;
 struct SessionFiles;
 
+struct RecorderLimits {
+  int64_t max_bytes = int64_t{4} << 30;  // record_max_bytes: every file under the directory
+  int max_sessions = 1000;               // record_max_sessions: folders under the directory
+  int fd_reserve = 64;                   // fd_reserve: descriptors to leave free
+};
+
 class Recorder {
  public:
-  // `dir` is created if needed (throws std::runtime_error naming it when that fails);
-  // `brain` is the server config's "brain" object, stored in every session.json.
-  Recorder(std::string dir, nlohmann::json brain);
+  // `dir` is created if needed (throws std::runtime_error naming it when that fails), and
+  // what it already holds counts against `limits`; `brain` is the server config's "brain"
+  // object, stored in every session.json.
+  Recorder(std::string dir, nlohmann::json brain, RecorderLimits limits = {});
   ~Recorder();  // writes what is buffered, closes every session, joins the writer
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
   // A new session for a robot that has just attached (its brain at `start_cycle`). Returns
-  // null (and logs why) when the folder cannot be created: recording never stops a robot.
+  // null (and logs why) when the folder cannot be created or a budget is spent: recording
+  // never stops a robot.
   std::shared_ptr<SessionRecording> open(const std::string& robot_key, uint64_t key_hash,
                                          int sensory_dim, int motor_dim, int64_t start_cycle);
 
   const std::string& dir() const { return dir_; }
+  int64_t bytes_used() const { return bytes_used_.load(); }
 
  private:
   void run();
   void write_pending(SessionRecording& s);
+  // Logs a refused session at most once per 10 s, with the number refused.
+  void refused(const std::string& robot_key, const std::string& why);
 
   std::string dir_;
   nlohmann::json brain_;
+  RecorderLimits limits_;
+  std::atomic<int64_t> bytes_used_{0};
+  std::atomic<int> folders_{0};
+  std::mutex refused_mutex_;
+  std::chrono::steady_clock::time_point refused_logged_{};
+  uint64_t refused_count_ = 0;
   std::mutex mutex_;  // guards sessions_ and stopping_
   std::condition_variable wake_;
   std::vector<std::shared_ptr<SessionRecording>> sessions_;

@@ -27,7 +27,7 @@ void from_json(const nlohmann::json& j, RobotPolicy& p) {
   static const std::set<std::string> known = {
       "require_tokens",   "tokens",          "binary_key",         "address_names",
       "takeover_after_s", "max_live_brains", "state_dir_max_bytes",
-      "loop_budget_ms",   "json_loop_budget_ms"};
+      "loop_budget_ms",   "json_loop_budget_ms", "max_live_brains_per_address"};
   config::check_known_keys(j, "robots.", std::vector<std::string>(known.begin(), known.end()));
   read_policy_key(j, "require_tokens", p.require_tokens);
   read_policy_key(j, "tokens", p.tokens);
@@ -35,6 +35,7 @@ void from_json(const nlohmann::json& j, RobotPolicy& p) {
   read_policy_key(j, "address_names", p.address_names);
   read_policy_key(j, "takeover_after_s", p.takeover_after_s);
   read_policy_key(j, "max_live_brains", p.max_live_brains);
+  read_policy_key(j, "max_live_brains_per_address", p.max_live_brains_per_address);
   read_policy_key(j, "state_dir_max_bytes", p.state_dir_max_bytes);
   read_policy_key(j, "loop_budget_ms", p.loop_budget_ms);
   read_policy_key(j, "json_loop_budget_ms", p.json_loop_budget_ms);
@@ -50,6 +51,7 @@ void to_json(nlohmann::json& j, const RobotPolicy& p) {
        {"address_names", p.address_names},
        {"takeover_after_s", p.takeover_after_s},
        {"max_live_brains", p.max_live_brains},
+       {"max_live_brains_per_address", p.max_live_brains_per_address},
        {"state_dir_max_bytes", p.state_dir_max_bytes},
        {"loop_budget_ms", p.loop_budget_ms},
        {"json_loop_budget_ms", p.json_loop_budget_ms}};
@@ -68,6 +70,10 @@ void RobotPolicy::validate() const {
   }
   require_policy(takeover_after_s > 0, "takeover_after_s", "must be > 0");
   require_policy(max_live_brains >= 1, "max_live_brains", "must be >= 1");
+  require_policy(max_live_brains_per_address >= 0 &&
+                     max_live_brains_per_address <= max_live_brains,
+                 "max_live_brains_per_address",
+                 "must be in 0..max_live_brains (0 = a quarter of max_live_brains)");
   require_policy(state_dir_max_bytes >= 0, "state_dir_max_bytes", "must be >= 0 (0 = no budget)");
   require_policy(loop_budget_ms >= 0, "loop_budget_ms", "must be >= 0 (0 = no warning)");
   require_policy(json_loop_budget_ms >= 0, "json_loop_budget_ms", "must be >= 0 (0 = no warning)");

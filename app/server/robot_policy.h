@@ -4,6 +4,7 @@
 // docs/robots.md explains every key to robot owners and operators.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,8 +29,16 @@ struct RobotPolicy {
   double takeover_after_s = 3.0;
   // Brains in memory (connected or loading); the next handshake is refused.
   int max_live_brains = 64;
+  // Of them, brains made for handshakes from one peer address (issue 24 item 4), so one
+  // address cannot take every slot. 0 = a quarter of max_live_brains (at least 1): 16 of 64.
+  int max_live_brains_per_address = 0;
+  int live_brains_per_address() const {
+    return max_live_brains_per_address > 0 ? max_live_brains_per_address
+                                           : std::max(1, max_live_brains / 4);
+  }
   // Bytes of saves the state directory may hold; past it the saves of robots that are not
-  // connected are deleted, least recently written first. 0 = no budget.
+  // connected are deleted, least trained first (then least recently written), and never one
+  // more trained than the save that went over the budget. 0 = no budget.
   int64_t state_dir_max_bytes = int64_t{20} << 30;
   // How long a robot's control loop waits for a reply (app/server/latency_watch.h): a robot
   // whose replies take longer is warned about (log, telemetry, web page). Binary framings: the

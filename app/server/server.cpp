@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/server/descriptor_reserve.h"
+
 namespace fieldbrain::server {
 
 namespace asio = boost::asio;
@@ -13,7 +15,13 @@ WorkerOptions worker_options(const ServerConfig& c) {
   WorkerOptions o;
   o.state_dir = c.state_dir;
   o.save_every_cycles = c.save_every_cycles;
-  if (!c.record_dir.empty()) o.recorder = std::make_shared<Recorder>(c.record_dir, c.brain);
+  if (!c.record_dir.empty()) {
+    RecorderLimits limits;
+    limits.max_bytes = c.record_max_bytes;
+    limits.max_sessions = c.record_max_sessions;
+    limits.fd_reserve = c.fd_reserve;
+    o.recorder = std::make_shared<Recorder>(c.record_dir, c.brain, limits);
+  }
   o.policy = c.robots;
   return o;
 }
@@ -39,6 +47,7 @@ void listen_on(tcp::acceptor& acceptor, const std::string& host, int port, const
 Server::Server(ServerConfig config, BrainEngine& engine)
     : config_(std::move(config)),
       engine_(engine),
+      stats_(config_.log_lines_per_kind),
       worker_(engine_, worker_options(config_), stats_),
       work_(asio::make_work_guard(io_)),
       acceptor_(io_),
@@ -46,6 +55,7 @@ Server::Server(ServerConfig config, BrainEngine& engine)
       shutdown_deadline_(io_),
       robot_accept_pause_(io_),
       monitor_accept_pause_(io_),
+      log_report_timer_(io_),
       session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr},
       monitor_ctx_{config_, worker_, stats_, nullptr, nullptr, {}, false} {
   session_ctx_.gpu = engine_.on_gpu();
@@ -102,6 +112,7 @@ void Server::start() {
     });
   });
   worker_.start();
+  report_suppressed_logs();
   accept_robot();
   if (monitor_acceptor_.is_open()) accept_monitor();
   started_ = true;
@@ -118,6 +129,16 @@ void Server::start() {
   });
   spdlog::info("fieldbrain server listening on {}:{} (monitor {})", config_.host, port_,
                monitor_acceptor_.is_open() ? std::to_string(monitor_port_) : "off");
+}
+
+// The server-wide log budget's "N more suppressed" lines, also when a flood has stopped.
+void Server::report_suppressed_logs() {
+  log_report_timer_.expires_after(LogGate::kReportEvery);
+  log_report_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || shutting_down_) return;
+    stats_.report_suppressed();
+    report_suppressed_logs();
+  });
 }
 
 void Server::on_session_closed() {
@@ -200,8 +221,18 @@ void Server::accept_monitor() {
     if (ec == asio::error::operation_aborted || shutting_down_) return;
     if (ec) return accept_failed(ec, monitor_accept_pause_, &Server::accept_monitor);
     const std::string address = address_of(socket);
-    if (over_cap("monitor", monitors_.size(), static_cast<size_t>(config_.max_monitor_clients),
-                 monitors_per_address_, address)) {
+    if (descriptors_low(config_.fd_reserve)) {
+      // The last descriptors are for robots and saves (fd_reserve).
+      uint64_t n = 0;
+      if (refused_log_.due(std::chrono::steady_clock::now(), &n)) {
+        spdlog::warn("monitor connection from {} refused: fewer than fd_reserve = {} file "
+                     "descriptors free ({} refused in the last 10 s)",
+                     address, config_.fd_reserve, n);
+      }
+      refuse(socket);
+    } else if (over_cap("monitor", monitors_.size(),
+                        static_cast<size_t>(config_.max_monitor_clients), monitors_per_address_,
+                        address)) {
       refuse(socket);
     } else {
       auto m = std::make_shared<MonitorSession>(std::move(socket), monitor_ctx_);
@@ -221,6 +252,7 @@ void Server::begin_shutdown() {
   monitor_acceptor_.close(ec);
   robot_accept_pause_.cancel();
   monitor_accept_pause_.cancel();
+  log_report_timer_.cancel();
   // Copies: draining/closing removes sessions from the sets.
   auto sessions = sessions_;
   for (const auto& s : sessions) s->drain();
@@ -245,6 +277,7 @@ void Server::stop() {
   asio::post(io_, [this] { begin_shutdown(); });
   if (io_thread_.joinable()) io_thread_.join();
   worker_.stop();  // saves and releases the robots still attached
+  stats_.report_suppressed(/*force=*/true);
   spdlog::info("server stopped ({} saves in total)", worker_.saves());
 }
 

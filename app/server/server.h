@@ -57,6 +57,7 @@ class Server {
   // Connection caps: true (and logged, once per interval) when `address` must be refused.
   bool over_cap(const char* port, size_t total, size_t max_total,
                 const std::map<std::string, int>& per_address, const std::string& address);
+  void report_suppressed_logs();
   void begin_shutdown();
   void on_session_closed();
 
@@ -70,6 +71,7 @@ class Server {
   boost::asio::ip::tcp::acceptor monitor_acceptor_;
   boost::asio::steady_timer shutdown_deadline_;
   boost::asio::steady_timer robot_accept_pause_, monitor_accept_pause_;
+  boost::asio::steady_timer log_report_timer_;  // the log budget's "suppressed" lines
   IntervalLog accept_error_log_{std::chrono::seconds(10)};
   IntervalLog refused_log_{std::chrono::seconds(10)};
   std::chrono::milliseconds accept_backoff_{0};

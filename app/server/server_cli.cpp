@@ -62,6 +62,26 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   std::optional<int> web_port;
   override_flag(app, "--web-port", web_port, "web monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--web-host", web_host, "web monitor address (default 127.0.0.1)");
+  // Limits against floods (issue 24; docs/operating.md "Limits").
+  std::optional<int> web_max_connections, web_max_per_address, fd_reserve, log_lines_per_kind,
+      record_max_sessions, max_live_per_address;
+  std::optional<double> web_header_timeout;
+  std::optional<int64_t> record_max_bytes;
+  override_flag(app, "--web-max-connections", web_max_connections,
+                "HTTP connections to the web port at once");
+  override_flag(app, "--web-max-connections-per-address", web_max_per_address,
+                "HTTP connections to the web port from one address");
+  override_flag(app, "--web-header-timeout", web_header_timeout,
+                "seconds a web request's headers may take");
+  override_flag(app, "--fd-reserve", fd_reserve,
+                "file descriptors kept free for robots and saves");
+  override_flag(app, "--log-lines-per-kind", log_lines_per_kind,
+                "server-wide log lines per message kind per minute");
+  override_flag(app, "--record-max-bytes", record_max_bytes, "bytes under record_dir");
+  override_flag(app, "--record-max-sessions", record_max_sessions,
+                "recording folders under record_dir");
+  override_flag(app, "--max-live-brains-per-address", max_live_per_address,
+                "robots.max_live_brains_per_address (0 = a quarter of max_live_brains)");
   std::optional<std::string> host, monitor_host, monitor_token, state_dir, log_level, field_step,
       device, record_dir;
   std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients,
@@ -183,6 +203,14 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (max_live_brains) c.robots.max_live_brains = *max_live_brains;
   if (state_dir_max_bytes) c.robots.state_dir_max_bytes = *state_dir_max_bytes;
   if (loop_budget_ms) c.robots.loop_budget_ms = *loop_budget_ms;
+  if (web_max_connections) c.web_max_connections = *web_max_connections;
+  if (web_max_per_address) c.web_max_connections_per_address = *web_max_per_address;
+  if (web_header_timeout) c.web_header_timeout_s = *web_header_timeout;
+  if (fd_reserve) c.fd_reserve = *fd_reserve;
+  if (log_lines_per_kind) c.log_lines_per_kind = *log_lines_per_kind;
+  if (record_max_bytes) c.record_max_bytes = *record_max_bytes;
+  if (record_max_sessions) c.record_max_sessions = *record_max_sessions;
+  if (max_live_per_address) c.robots.max_live_brains_per_address = *max_live_per_address;
   if (resolution) c.brain["resolution"] = *resolution;
   if (attractor_capacity) c.brain["attractor_capacity"] = *attractor_capacity;
   if (seed) c.brain["seed"] = *seed;

@@ -53,6 +53,13 @@ const std::set<std::string>& known_keys() {
                                               "monitor_save_interval_s",
                                               "legacy_push",
                                               "legacy_push_after_s",
+                                              "web_max_connections",
+                                              "web_max_connections_per_address",
+                                              "web_header_timeout_s",
+                                              "fd_reserve",
+                                              "log_lines_per_kind",
+                                              "record_max_bytes",
+                                              "record_max_sessions",
                                               "robots",
                                               "brain"};
   return known;
@@ -95,6 +102,13 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "monitor_save_interval_s", c.monitor_save_interval_s);
   read_key(j, "legacy_push", c.legacy_push);
   read_key(j, "legacy_push_after_s", c.legacy_push_after_s);
+  read_key(j, "web_max_connections", c.web_max_connections);
+  read_key(j, "web_max_connections_per_address", c.web_max_connections_per_address);
+  read_key(j, "web_header_timeout_s", c.web_header_timeout_s);
+  read_key(j, "fd_reserve", c.fd_reserve);
+  read_key(j, "log_lines_per_kind", c.log_lines_per_kind);
+  read_key(j, "record_max_bytes", c.record_max_bytes);
+  read_key(j, "record_max_sessions", c.record_max_sessions);
   if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
   if (j.contains("brain")) {
     if (!j.at("brain").is_object()) {
@@ -134,6 +148,13 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"monitor_save_interval_s", c.monitor_save_interval_s},
        {"legacy_push", c.legacy_push},
        {"legacy_push_after_s", c.legacy_push_after_s},
+       {"web_max_connections", c.web_max_connections},
+       {"web_max_connections_per_address", c.web_max_connections_per_address},
+       {"web_header_timeout_s", c.web_header_timeout_s},
+       {"fd_reserve", c.fd_reserve},
+       {"log_lines_per_kind", c.log_lines_per_kind},
+       {"record_max_bytes", c.record_max_bytes},
+       {"record_max_sessions", c.record_max_sessions},
        {"robots", c.robots},
        {"brain", c.brain}};
 }
@@ -167,6 +188,19 @@ void ServerConfig::validate() const {
   require(log_lines_per_minute >= 1, "log_lines_per_minute", "must be >= 1");
   require(monitor_save_interval_s >= 0, "monitor_save_interval_s", "must be >= 0");
   require(legacy_push_after_s > 0, "legacy_push_after_s", "must be > 0");
+  require(web_max_connections >= 1 && web_max_connections <= 100000, "web_max_connections",
+          "must be in 1..100000");
+  require(web_max_connections_per_address >= 1 &&
+              web_max_connections_per_address <= web_max_connections,
+          "web_max_connections_per_address", "must be in 1..web_max_connections");
+  require(web_header_timeout_s > 0 && web_header_timeout_s <= 300, "web_header_timeout_s",
+          "must be in (0, 300]");
+  require(fd_reserve >= 0 && fd_reserve <= 100000, "fd_reserve", "must be in 0..100000");
+  require(log_lines_per_kind >= 1 && log_lines_per_kind <= 1000000, "log_lines_per_kind",
+          "must be in 1..1000000");
+  require(record_max_bytes >= (int64_t{1} << 20), "record_max_bytes", "must be >= 1048576");
+  require(record_max_sessions >= 1 && record_max_sessions <= 1000000, "record_max_sessions",
+          "must be in 1..1000000");
   require(brain.is_object(), "brain", "must be an object");
   robots.validate();
 }

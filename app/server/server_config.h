@@ -42,6 +42,14 @@ struct ServerConfig {
   double legacy_push_after_s = 1.0;        // silence after connect that marks such a client
   int web_port = -1;                       // web monitor (app/server/web/); -1 = off, 0 = ephemeral
   std::string web_host = "127.0.0.1";      // loopback only unless asked: the page has no login
+  // Limits against floods (issue 24; docs/operating.md "Limits"):
+  int web_max_connections = 64;             // HTTP connections to web_port at once
+  int web_max_connections_per_address = 8;  // of them from one address
+  double web_header_timeout_s = 5;          // a request's headers must arrive within this
+  int fd_reserve = 64;                  // descriptors kept free for robots and saves
+  int log_lines_per_kind = 20;          // server-wide lines per message kind per minute
+  int64_t record_max_bytes = int64_t{4} << 30;  // bytes under record_dir, all recordings
+  int record_max_sessions = 1000;               // recording folders under record_dir
   RobotPolicy robots;  // identity, takeover and quotas (robot_policy.h)
   nlohmann::json brain = default_brain_config();  // BrainConfig keys
 

@@ -7,7 +7,8 @@
 
 namespace fieldbrain::server {
 
-ServerStats::ServerStats() : start_(std::chrono::steady_clock::now()) {}
+ServerStats::ServerStats(int log_lines_per_kind)
+    : log_gate_(log_lines_per_kind), start_(std::chrono::steady_clock::now()) {}
 
 void ServerStats::connection_opened() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -31,7 +32,9 @@ void ServerStats::sensory_frame() {
 }
 
 void ServerStats::error(int code, const std::string& who, const std::string& message, bool log) {
-  if (log) spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);
+  if (log && log_gate_.allow(std::to_string(code) + " " + error_code_name(code))) {
+    spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   ++total_errors_;
   ++by_code_[code];

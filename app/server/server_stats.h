@@ -13,20 +13,30 @@
 #include <string>
 
 #include "app/server/latency_histogram.h"
+#include "app/server/log_gate.h"
 
 namespace fieldbrain::server {
 
 class ServerStats {
  public:
-  ServerStats();
+  // `log_lines_per_kind`: the server-wide log budget of each error code and named kind.
+  explicit ServerStats(int log_lines_per_kind = 20);
 
   void connection_opened();
   void connection_closed();
   void handshake_done();
   void sensory_frame();
   // Logs (warn) and counts one error. `who` is the robot key or the peer address, both
-  // already printable. `log` false counts without writing (a connection over its log budget).
+  // already printable. `log` false counts without writing (a connection over its log budget);
+  // the server-wide budget of the code (log_gate.h) may hold the line back too.
   void error(int code, const std::string& who, const std::string& message, bool log = true);
+  // The server-wide log budget, for lines that are not errors with a code ("web_401",
+  // "monitor_token", ...): true when a line of `kind` may be written now.
+  bool may_log(const std::string& kind) { return log_gate_.allow(kind); }
+  // Writes the due "N more suppressed" lines (the server calls it every few seconds).
+  void report_suppressed(bool force = false) {
+    log_gate_.report(LogGate::Clock::now(), force);
+  }
 
   // A telemetry line a slow subscriber lost (its bounded queue was full).
   void subscriber_drop();
@@ -47,6 +57,7 @@ class ServerStats {
   LatencyHistogram& reply_latency() { return reply_latency_; }
 
  private:
+  LogGate log_gate_;
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point start_;
   uint64_t total_connections_ = 0;  // successful handshakes

@@ -1,5 +1,7 @@
 #include "app/server/startup_checks.h"
 
+#include "app/server/identity_store.h"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/statvfs.h>
@@ -83,9 +85,19 @@ void check_brain(BrainEngine& engine, const nlohmann::json& brain) {
   spdlog::info("brain check passed: {}", engine.describe().dump());
 }
 
+void check_identities(const std::string& state_dir) {
+  IdentityStore store;
+  try {
+    store.open(state_dir);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("config key 'state_dir': ") + e.what());
+  }
+}
+
 void run_startup_checks(const ServerConfig& config, BrainEngine& engine) {
   config.validate();
   check_state_dir(config.state_dir);
+  check_identities(config.state_dir);
   check_brain(engine, config.brain);
 }
 

@@ -16,6 +16,11 @@ namespace fieldbrain::server {
 // free bytes (0 when off). Throws std::runtime_error naming "state_dir".
 uint64_t check_state_dir(const std::string& state_dir);
 
+// "<state_dir>/identities.json", when present, reads (valid JSON, sizes in range): a damaged
+// file is a start-up refusal (exit 2) like any other. Throws std::runtime_error naming
+// "state_dir" and the file.
+void check_identities(const std::string& state_dir);
+
 // A trial brain of the config's default sizes is made, stepped once and destroyed, which
 // loads the field step and touches the device: an unloadable field_step or a CUDA device
 // without CUDA is refused here. Throws std::runtime_error naming the brain key.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -38,7 +40,7 @@ void StateWriter::stop() {
 }
 
 void StateWriter::write(const std::string& file, const std::string& robot_key, Snapshot snapshot,
-                        bool final_save, std::function<void()> done) {
+                        bool final_save, std::function<void()> done, int64_t cycles) {
   std::function<void()> replaced_done;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -49,24 +51,16 @@ void StateWriter::write(const std::string& file, const std::string& robot_key, S
       job.snapshot = std::move(snapshot);
       job.robot_key = robot_key;
       job.final_save = job.final_save || final_save;
+      job.cycles = cycles;
       replaced_done = std::move(job.done);
       job.done = std::move(done);
     } else {
-      queued_[file] = Job{robot_key, std::move(snapshot), final_save, std::move(done)};
+      queued_[file] = Job{robot_key, std::move(snapshot), final_save, std::move(done), cycles};
       order_.push_back(file);
     }
   }
   wake_.notify_one();
   if (replaced_done) replaced_done();
-}
-
-void StateWriter::write_identities(std::string content) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    identities_ = std::move(content);
-    identities_queued_ = true;
-  }
-  wake_.notify_one();
 }
 
 bool StateWriter::pending(const std::string& file) const {
@@ -112,17 +106,12 @@ int64_t StateWriter::evicted_files() const {
 
 void StateWriter::run() {
   for (;;) {
-    std::string file, identities;
+    std::string file;
     Job job;
-    bool write_ids = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !order_.empty() || identities_queued_; });
-      if (identities_queued_) {
-        write_ids = true;
-        identities.swap(identities_);
-        identities_queued_ = false;
-      } else if (!order_.empty()) {
+      wake_.wait(lock, [this] { return stopping_ || !order_.empty(); });
+      if (!order_.empty()) {
         file = order_.front();
         order_.pop_front();
         job = std::move(queued_.at(file));
@@ -132,10 +121,6 @@ void StateWriter::run() {
         break;  // stopping and nothing left
       }
     }
-    if (write_ids) {
-      write_identity_file(identities);
-      continue;
-    }
     write_one(file, job);
     job.snapshot = nullptr;  // release what it held (a brain that has left)
     {
@@ -144,7 +129,7 @@ void StateWriter::run() {
     }
     written_.notify_all();
     if (job.done) job.done();
-    if (max_bytes_ > 0) enforce_budget();
+    if (max_bytes_ > 0) enforce_budget(file, job.cycles);
   }
 }
 
@@ -159,6 +144,11 @@ void StateWriter::write_one(const std::string& file, Job& job) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++writes_;
     if (job.final_save) unsaved_.erase(job.robot_key);
+    if (job.cycles >= 0) {
+      cycles_[file] = job.cycles;
+    } else {
+      cycles_.erase(file);
+    }
   } catch (const std::exception& e) {
     stats_.error(kCodePersistenceSave, job.robot_key,
                  std::string("save to ") + path + " failed: " + e.what());
@@ -167,31 +157,15 @@ void StateWriter::write_one(const std::string& file, Job& job) {
   }
 }
 
-void StateWriter::write_identity_file(const std::string& content) {
-  const fs::path path = fs::path(dir_) / IdentityStore::kFileName;
-  const fs::path tmp = fs::path(path.string() + ".tmp-" + std::to_string(::getpid()));
-  try {
-    // Small file: write, fsync, rename (the same recipe as the brain saves).
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::runtime_error("cannot create " + tmp.string());
-    const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
-                    std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-    std::fclose(f);
-    if (!ok) throw std::runtime_error("cannot write " + tmp.string());
-    fs::rename(tmp, path);
-  } catch (const std::exception& e) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    stats_.error(kCodePersistenceSave, "identities",
-                 std::string("writing ") + path.string() + " failed: " + e.what());
-  }
-}
-
-void StateWriter::enforce_budget() {
+void StateWriter::enforce_budget(const std::string& written, int64_t written_cycles) {
+  // Worth of a save: its brain cycles when this process wrote it; an older run's save is
+  // unknown and counts as the most trained (kept until nothing of known worth is left).
+  constexpr int64_t kUnknown = INT64_MAX;
   struct Entry {
     fs::path path;
     int64_t bytes;
     fs::file_time_type written;
+    int64_t cycles;
   };
   std::vector<Entry> files;
   int64_t total = 0;
@@ -203,15 +177,29 @@ void StateWriter::enforce_budget() {
     const auto bytes = static_cast<int64_t>(it->file_size(e2));
     if (e2) continue;
     total += bytes;
-    files.push_back({it->path(), bytes, it->last_write_time(e2)});
+    files.push_back({it->path(), bytes, it->last_write_time(e2), kUnknown});
   }
   if (total <= max_bytes_) return;
-  std::sort(files.begin(), files.end(),
-            [](const Entry& a, const Entry& b) { return a.written < b.written; });
+  const int64_t newcomer = written_cycles >= 0 ? written_cycles : kUnknown;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Entry& f : files) {
+      auto known = cycles_.find(f.path.filename().string());
+      if (known != cycles_.end()) f.cycles = known->second;
+    }
+  }
+  std::sort(files.begin(), files.end(), [](const Entry& a, const Entry& b) {
+    return a.cycles != b.cycles ? a.cycles < b.cycles : a.written < b.written;
+  });
+  int kept_for_worth = 0;
   for (const Entry& f : files) {
     if (total <= max_bytes_) break;
     const std::string name = f.path.filename().string();
     if (name.find(".tmp-") != std::string::npos) continue;
+    if (f.cycles > newcomer) {
+      ++kept_for_worth;  // more trained than the save that went over: never its victim
+      continue;
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (pinned_.count(name) || queued_.count(name) || running_ == name) continue;
@@ -220,16 +208,24 @@ void StateWriter::enforce_budget() {
     if (fs::remove(f.path, rm)) {
       total -= f.bytes;
       spdlog::warn(
-          "state dir over its budget of {} bytes: deleted {} ({} bytes, a robot that "
-          "is not connected)",
-          max_bytes_, f.path.string(), f.bytes);
+          "state dir over its budget of {} bytes: deleted {} ({} bytes, {}, a robot that is "
+          "not connected)",
+          max_bytes_, f.path.string(), f.bytes,
+          f.cycles == kUnknown ? std::string("a save of an earlier run")
+                               : std::to_string(f.cycles) + " cycles");
       std::lock_guard<std::mutex> lock(mutex_);
       ++evicted_;
+      cycles_.erase(name);
     }
   }
   if (total > max_bytes_) {
-    spdlog::warn("state dir holds {} bytes, over its budget of {}, all of it live robots' saves",
-                 total, max_bytes_);
+    spdlog::warn(
+        "state dir holds {} bytes, over its budget of {}: the rest are live robots' saves{}",
+        total, max_bytes_,
+        kept_for_worth > 0 ? fmt::format(" and {} saves more trained than {} (never evicted "
+                                         "for a less trained one)",
+                                         kept_for_worth, written)
+                           : std::string());
   }
 }
 

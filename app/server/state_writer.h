@@ -1,5 +1,6 @@
-// The state writer: one thread that writes robots' saves (and the identity file) so that the
-// brain thread never waits on a disk. The brain thread hands it a snapshot (a function that
+// The state writer: one thread that writes robots' saves so that the brain thread never waits
+// on a disk (the identity file is written by the brain thread itself before a token is handed
+// out: identity_store.h). The brain thread hands it a snapshot (a function that
 // writes one robot's state, taken during a tick); the writer runs it, fsync and all.
 //
 // - Writes of one file coalesce: a snapshot queued behind an older one of the same file
@@ -9,7 +10,11 @@
 // - Final saves (a robot leaving, the server stopping) are tracked: unsaved() names every
 //   robot whose latest final save failed, for the exit status.
 // - With a byte budget, after each write the saves of robots that are not live (not pinned,
-//   not queued) are deleted, least recently written first, until the directory fits.
+//   not queued) are deleted until the directory fits: least trained first (brain cycles),
+//   then least recently written, and never a save more trained than the one just written, so
+//   throw-away identities (a cycle each) only ever displace each other, never a trained
+//   robot (issue 24 item 4; docs/robots.md "Quotas"). A save this process has not written
+//   (an older run's) counts as trained: it goes only after every save of known worth.
 #pragma once
 
 #include <condition_variable>
@@ -42,10 +47,9 @@ class StateWriter {
   // Queues `snapshot` for "<dir>/<file>" on behalf of robot `robot_key`. `done` runs (on the
   // writer thread, or here when a newer snapshot of the file replaces this one) once the
   // snapshot has been run or dropped.
+  // `cycles` is the brain's age in the snapshot, its worth for the budget (-1 = unknown).
   void write(const std::string& file, const std::string& robot_key, Snapshot snapshot,
-             bool final_save, std::function<void()> done = nullptr);
-  // Queues the identity file's new content.
-  void write_identities(std::string content);
+             bool final_save, std::function<void()> done = nullptr, int64_t cycles = -1);
 
   // True while a write of `file` is queued or running.
   bool pending(const std::string& file) const;
@@ -69,11 +73,13 @@ class StateWriter {
     Snapshot snapshot;
     bool final_save = false;
     std::function<void()> done;
+    int64_t cycles = -1;
   };
   void run();
   void write_one(const std::string& file, Job& job);
-  void write_identity_file(const std::string& content);
-  void enforce_budget();
+  // `written`: the file just written and its cycles (the newcomer no save may be evicted for
+  // when it is worth more).
+  void enforce_budget(const std::string& written, int64_t written_cycles);
 
   const std::string dir_;
   const int64_t max_bytes_;
@@ -85,8 +91,7 @@ class StateWriter {
   std::deque<std::string> order_;      // files in queue order
   std::map<std::string, Job> queued_;  // by file
   std::string running_;                // file being written ("" = none)
-  bool identities_queued_ = false;
-  std::string identities_;
+  std::map<std::string, int64_t> cycles_;  // file -> cycles of its last successful write
   std::multiset<std::string> pinned_;
   std::set<std::string> unsaved_;
   uint64_t writes_ = 0;

@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
   config.state_dir = "";
   config.save_every_cycles = 0;
   config.log_level = "warn";
+  // Every soak robot connects from 127.0.0.1: the per-address cap is the global one here.
+  config.robots.max_live_brains_per_address = config.robots.max_live_brains;
   config.brain["resolution"] = resolution;
   if (!field_step.empty()) config.brain["field_step"] = field_step;
 

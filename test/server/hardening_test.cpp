@@ -13,6 +13,7 @@
 
 #include "app/server/refusal_codec.h"
 #include "app/server/robot_client.h"
+#include "test/server/captured_log.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"
 
@@ -20,27 +21,6 @@ using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
 
 namespace {
-
-// Replaces the default logger with one writing into a string for the test's lifetime.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
-    sink->set_pattern("%v");
-    auto logger = std::make_shared<spdlog::logger>("captured", sink);
-    logger->set_level(spdlog::level::info);
-    spdlog::set_default_logger(logger);
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string text() {
-    spdlog::default_logger()->flush();
-    return out_.str();
-  }
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
 
 std::string json_handshake_line(const std::string& id, int s, int m) {
   nlohmann::json j = {

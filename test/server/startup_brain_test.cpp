@@ -16,7 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "app/server/robot_client.h"
 #include "test/server/fresh_dir.h"
+#include "test/server/json_robot.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/server_process.h"
 
@@ -116,4 +118,98 @@ TEST_CASE("running out of file descriptors backs off and logs once per interval"
   CHECK(failures >= 1);  // it did run out
   CHECK(failures <= 2);  // and said so once per 10 s, not once per retry
   CHECK(lines < 50);
+}
+
+// Issue 24 item 7: a damaged identities.json is a start-up refusal like the others (exit 2).
+TEST_CASE("a damaged identities.json refuses start-up with exit status 2", "[server][limits]") {
+  const auto dir = fresh_dir("fieldbrain-startup-identities");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "identities.json") << "{\"version\": 1, \"robots\": ";
+  const Run r = run_server("--state-dir '" + dir.string() + "'");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("identities.json") != std::string::npos);
+  CHECK(r.output.find("refusing to start") != std::string::npos);
+}
+
+// Issue 24 item 2: 300 idle HTTP connections to the web port of a server with 128
+// descriptors; a robot still gets its brain (the web port is capped and keeps a reserve).
+TEST_CASE("idle web connections cannot take the descriptors robots need", "[server][limits]") {
+  const int port = free_loopback_port();
+  const int web_port = free_loopback_port();
+  const auto dir = fresh_dir("fieldbrain-web-fds");
+  std::filesystem::create_directories(dir);
+  const std::string log = (dir / "server.log").string();
+  const std::string script = "ulimit -n 128; exec '" + std::string(FIELDBRAIN_SERVER_EXE) +
+                             "' --host 127.0.0.1 --port " + std::to_string(port) +
+                             " --web-port " + std::to_string(web_port) +
+                             " --monitor-port -1 --resolution 8 --state-dir '" +
+                             (dir / "state").string() + "' > '" + log + "' 2>&1";
+  ChildProcess proc({"/bin/sh", "-c", script});
+  REQUIRE(proc.pid > 0);
+  std::vector<std::unique_ptr<LoopbackPeer>> idle;
+  for (int i = 0; i < 300 && idle.empty(); ++i) {
+    try {
+      idle.push_back(std::make_unique<LoopbackPeer>("127.0.0.1", static_cast<uint16_t>(web_port)));
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  REQUIRE_FALSE(idle.empty());
+  // Idle browsers from several addresses (the per-address cap alone would not do).
+  for (int i = 1; i < 300; ++i) {
+    const std::string source = "127.0.1." + std::to_string(1 + i % 50);
+    idle.push_back(
+        std::make_unique<LoopbackPeer>(source.c_str(), static_cast<uint16_t>(web_port)));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  fieldbrain::server::RobotClient robot(static_cast<uint16_t>(port), 5.0);
+  const auto hs = json_handshake(robot, "after-the-flood", 4, 3);
+  REQUIRE(hs.has_value());
+  CHECK((*hs)["type"] == "handshake");
+  CHECK(json_step(robot, {0.1f, 0.2f, 0.3f, 0.4f}).has_value());
+  ::kill(proc.pid, SIGKILL);
+  proc.wait_exit(5);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(text.find("Too many open files") == std::string::npos);
+}
+
+// Issue 24 item 1: a failed write of identities.json refuses the handshake (no token handed
+// out) and makes the exit status 3 at SIGTERM, like a failed final save.
+TEST_CASE("a failed identities.json write refuses the robot and exits 3", "[server][limits]") {
+  const int port = free_loopback_port();
+  const auto dir = fresh_dir("fieldbrain-identity-exit");
+  const auto state = dir / "state";
+  std::filesystem::create_directories(state);
+  const std::string log = (dir / "server.log").string();
+  // exec: the shell's pid is the server's, which names the identity file's temporary.
+  const std::string script = "exec '" + std::string(FIELDBRAIN_SERVER_EXE) +
+                             "' --host 127.0.0.1 --port " + std::to_string(port) +
+                             " --monitor-port -1 --resolution 8 --state-dir '" + state.string() +
+                             "' > '" + log + "' 2>&1";
+  ChildProcess proc({"/bin/sh", "-c", script});
+  REQUIRE(proc.pid > 0);
+  // A directory where the temporary file goes: its creation fails, as on a full disk.
+  std::filesystem::create_directories(state / ("identities.json.tmp-" + std::to_string(proc.pid)) /
+                                      "x");
+  std::optional<nlohmann::json> hs;
+  for (int i = 0; i < 300 && !hs; ++i) {
+    try {
+      fieldbrain::server::RobotClient robot(static_cast<uint16_t>(port), 5.0);
+      if (robot.connected()) hs = json_handshake(robot, "owner", 4, 3);
+    } catch (const std::exception&) {
+    }
+    if (!hs) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(hs.has_value());
+  CHECK((*hs)["type"] == "error");
+  CHECK_FALSE(hs->contains("token"));
+  ::kill(proc.pid, SIGTERM);
+  CHECK(proc.wait_exit(30) == 3);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(text.find("identities.json") != std::string::npos);
 }

@@ -134,6 +134,7 @@ TEST_CASE("retries of a handshake whose save is still loading join the same load
 TEST_CASE("the live-brain cap refuses the next robot with a clear error", "[server]") {
   ServerConfig c = test_config();
   c.robots.max_live_brains = 20;
+  c.robots.max_live_brains_per_address = 20;  // every robot here is on 127.0.0.1
   ToyServer srv(c);
   std::vector<std::unique_ptr<RobotClient>> robots;
   for (int i = 0; i < 20; ++i) {

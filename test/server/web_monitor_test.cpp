@@ -18,6 +18,7 @@
 #include "app/server/web/web_assets.h"
 #include "app/server/web/web_messages.h"
 #include "test/server/healthy_robot.h"
+#include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;
@@ -355,4 +356,39 @@ TEST_CASE("a bad web_port or web_host stops the server at start-up naming the ke
   CHECK(nlohmann::json::parse(R"({"web_port": 8080, "web_host": "0.0.0.0"})")
             .get<ServerConfig>()
             .web_port == 8080);
+}
+
+// Issue 24 item 7: the token in the WebSocket's query string was accepted, then the target
+// "/ws?token=..." did not match "/ws".
+TEST_CASE("the WebSocket opens at /ws with the token in its query string", "[server][web]") {
+  WebServer srv("secret-token-24");
+  boost::asio::io_context io;
+  beast::websocket::stream<tcp::socket> ws(io);
+  ws.next_layer().open(tcp::v4());
+  ws.next_layer().bind({boost::asio::ip::make_address("127.0.0.2"), 0});
+  ws.next_layer().connect({boost::asio::ip::make_address("127.0.0.1"), srv.web->port()});
+  with_read_timeout(ws.next_layer());
+  beast::websocket::response_type res;
+  beast::error_code ec;
+  ws.handshake(res, "127.0.0.1", "/ws?token=secret-token-24", ec);
+  INFO(res);
+  CHECK_FALSE(ec);
+  CHECK(res.result() == http::status::switching_protocols);
+}
+
+// Issue 24 item 2: idle HTTP connections are capped in total and per address, so they can
+// never take the descriptors robots and saves need.
+TEST_CASE("idle HTTP connections to the web port are capped per address and in total",
+          "[server][web][limits]") {
+  WebServer srv;
+  const uint16_t port = srv.web->port();
+  std::vector<std::unique_ptr<LoopbackPeer>> idle;
+  for (int i = 0; i < 8; ++i) idle.push_back(std::make_unique<LoopbackPeer>("127.0.0.1", port));
+  LoopbackPeer over("127.0.0.1", port);  // the 9th from one address
+  CHECK(over.closed_within(2.0));
+  CHECK_FALSE(idle.front()->closed_within(0.2));
+  // Another address still gets in, and a request on it is answered.
+  CHECK(request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::ok);
+  // A connection that never sends its headers is closed at the header deadline (5 s).
+  CHECK(idle.front()->closed_within(7.0));
 }

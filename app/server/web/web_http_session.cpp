@@ -6,9 +6,11 @@
 #include <string_view>
 
 #include "app/server/access_token.h"
+#include "app/server/server_stats.h"
 #include "app/server/web/web_assets.h"
 #include "app/server/web/metrics_page.h"
 #include "app/server/web/web_hub.h"
+#include "app/server/web/web_request.h"
 #include "app/server/web/web_socket_session.h"
 
 namespace fieldbrain::server::web {
@@ -32,29 +34,17 @@ http::response<http::string_body> plain(http::status status, unsigned version, b
   return res;
 }
 
-constexpr std::string_view kCookie = "fieldbrain_token";
-
-// The value of `name` in a query string or a Cookie header ("a=1&b=2", "a=1; b=2"), or "".
-std::string field_value(std::string_view text, std::string_view name, char separator) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t end = text.find(separator, pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view part = text.substr(pos, end - pos);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    if (part.size() > name.size() && part.substr(0, name.size()) == name &&
-        part[name.size()] == '=') {
-      return std::string(part.substr(name.size() + 1));
-    }
-    pos = end + 1;
-  }
-  return "";
-}
 }  // namespace
 
-WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub, size_t queue_limit,
-                               std::string token)
-    : stream_(std::move(socket)), hub_(hub), queue_limit_(queue_limit), token_(std::move(token)) {
+WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
+                               WebHttpOptions options)
+    : stream_(std::move(socket)),
+      hub_(hub),
+      queue_limit_(options.queue_limit),
+      token_(std::move(options.token)),
+      header_timeout_(options.header_timeout),
+      stats_(options.stats),
+      ticket_(std::move(options.ticket)) {
   boost::system::error_code ec;
   const auto ep = stream_.socket().remote_endpoint(ec);
   local_ = !ec && is_local_peer(ep.address().to_string());
@@ -62,25 +52,24 @@ WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
 
 bool WebHttpSession::allowed(const http::request<http::string_body>& request) {
   if (token_.empty() || local_) return true;
-  const std::string_view target(request.target().data(), request.target().size());
-  const size_t q = target.find('?');
-  if (q != std::string_view::npos &&
-      tokens_equal(field_value(target.substr(q + 1), "token", '&'), token_)) {
-    set_cookie_ = true;
-    return true;
-  }
   const auto cookie = request.find(http::field::cookie);
-  return cookie != request.end() &&
-         tokens_equal(field_value(std::string_view(cookie->value().data(), cookie->value().size()),
-                                  kCookie, ';'),
-                      token_);
+  const TokenSource source = token_source(
+      std::string_view(request.target().data(), request.target().size()),
+      cookie == request.end()
+          ? std::string_view()
+          : std::string_view(cookie->value().data(), cookie->value().size()),
+      token_);
+  if (source == TokenSource::kQuery) set_cookie_ = true;
+  return source != TokenSource::kNone;
 }
 
 void WebHttpSession::read() {
   parser_ = std::make_unique<http::request_parser<http::string_body>>();
   parser_->body_limit(kMaxRequestBody);
   parser_->header_limit(8192);
-  stream_.expires_after(kHttpTimeout);
+  // An idle connection (no request, or headers sent a byte at a time) is not worth a
+  // descriptor for long: the whole request within header_timeout (5 s by default).
+  stream_.expires_after(header_timeout_);
   http::async_read(
       stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
         if (ec == http::error::end_of_stream) {
@@ -102,12 +91,15 @@ void WebHttpSession::on_request() {
   auto request = parser_->release();
   const std::string target(request.target());
   if (!allowed(request)) {
-    spdlog::warn("web monitor: request without a valid token refused");
+    if (!stats_ || stats_->may_log("web request without a token")) {
+      spdlog::warn("web monitor: request without a valid token refused");
+    }
     return respond(plain(http::status::unauthorized, request.version(), false,
                          "the monitor_token is required: open /?token=<monitor_token>"));
   }
   if (beast::websocket::is_upgrade(request)) {
-    if (target != "/ws") {
+    // The token may ride in the query ("/ws?token=..."): the route is the path.
+    if (request_path(target) != "/ws") {
       return respond(
           plain(http::status::not_found, request.version(), false, "the WebSocket is at /ws"));
     }
@@ -118,6 +110,7 @@ void WebHttpSession::on_request() {
     }
     auto ws = std::make_shared<WebSocketSession>(std::move(stream_), hub_, queue_limit_,
                                                  kQueueBytesLimit);
+    ticket_.reset();  // a WebSocket counts under max_monitor_clients (the hub), not here
     return ws->start(std::move(request));
   }
   const bool keep_alive = request.keep_alive();
@@ -150,7 +143,7 @@ void WebHttpSession::on_request() {
   res.set(http::field::cache_control, "no-cache");
   if (set_cookie_) {
     res.set(http::field::set_cookie,
-            std::string(kCookie) + "=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
+            std::string(kTokenCookie) + "=" + token_ + "; Path=/; HttpOnly; SameSite=Strict");
   }
   res.keep_alive(keep_alive);
   if (request.method() == http::verb::get) {

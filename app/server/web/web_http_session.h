@@ -2,22 +2,38 @@
 // and hands `/ws` upgrade requests to a WebSocketSession. Small requests only, with a timeout.
 // With a `monitor_token` set, a browser on another machine opens `/?token=<token>` once; the
 // reply sets an HttpOnly cookie that its later requests (files, the WebSocket) carry.
+// The connection holds its place under the web port's HTTP cap (a ConnectionLimit ticket)
+// until it closes or becomes a WebSocket (those are capped by the hub), and must deliver each
+// request's headers within `header_timeout` (web_header_timeout_s), idle keep-alive included.
 #pragma once
 
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
+
+#include "app/server/connection_limit.h"
+
+namespace fieldbrain::server {
+class ServerStats;
+}
 
 namespace fieldbrain::server::web {
 
 class WebHub;
 
+struct WebHttpOptions {
+  size_t queue_limit = 256;  // subscriber_queue, for a WebSocket this connection becomes
+  std::string token;         // monitor_token; empty: no access control (loopback by default)
+  std::chrono::milliseconds header_timeout{5000};
+  ServerStats* stats = nullptr;    // the server-wide log budget (null: log every line)
+  ConnectionLimit::Ticket ticket;  // its place under web_max_connections
+};
+
 class WebHttpSession : public std::enable_shared_from_this<WebHttpSession> {
  public:
-  // `token` empty: no access control (the monitor is loopback-only by default).
-  WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub, size_t queue_limit,
-                 std::string token);
+  WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub, WebHttpOptions options);
   void start() { read(); }
 
  private:
@@ -32,6 +48,9 @@ class WebHttpSession : public std::enable_shared_from_this<WebHttpSession> {
   WebHub& hub_;
   size_t queue_limit_;
   std::string token_;
+  std::chrono::milliseconds header_timeout_;
+  ServerStats* stats_;
+  ConnectionLimit::Ticket ticket_;
   bool local_ = false;
   bool set_cookie_ = false;
   boost::beast::flat_buffer buffer_;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/server/descriptor_reserve.h"
 #include "app/server/web/web_http_session.h"
 
 namespace fieldbrain::server::web {
@@ -13,6 +14,9 @@ WebMonitor::WebMonitor(Server& server)
     : server_(server),
       link_(std::make_shared<WebLink>(io_)),
       acceptor_(io_),
+      accept_pause_(io_),
+      http_limit_(server.config().web_max_connections,
+                  server.config().web_max_connections_per_address),
       hub_(io_, link_, server.config(), server.worker(), server.stats()) {
   if (server_.config().web_port < 0) return;
   server_.add_telemetry_listener(
@@ -56,13 +60,54 @@ void WebMonitor::start() {
 void WebMonitor::accept() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      std::make_shared<WebHttpSession>(std::move(socket), hub_, server_.config().subscriber_queue,
-                                       server_.config().monitor_token)
-          ->start();
+    if (ec) {
+      // Out of descriptors (or buffers): pause instead of spinning on the error.
+      if (server_.stats().may_log("web accept failed")) {
+        spdlog::error("web monitor: accept failed: {}; pausing accepts 100 ms", ec.message());
+      }
+      accept_pause_.expires_after(std::chrono::milliseconds(100));
+      accept_pause_.async_wait([this](const boost::system::error_code& e) {
+        if (!e) accept();
+      });
+      return;
     }
+    admit(std::move(socket));
     accept();
   });
+}
+
+// Every connection is accepted, then kept or closed at once: the kernel's backlog would
+// otherwise hold the refused ones, and a browser sees a closed connection at once.
+void WebMonitor::admit(tcp::socket socket) {
+  const ServerConfig& c = server_.config();
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  const std::string address = ec ? std::string("?") : peer.address().to_string();
+  std::string why;
+  ConnectionLimit::Ticket ticket;
+  if (descriptors_low(c.fd_reserve)) {
+    why = "fewer than fd_reserve = " + std::to_string(c.fd_reserve) +
+          " file descriptors free (kept for robots and saves)";
+  } else {
+    ticket = http_limit_.admit(address, &why);
+    if (!ticket) why = "web port " + why + " (web_max_connections, per address " +
+                       std::to_string(c.web_max_connections_per_address) + ")";
+  }
+  if (!ticket) {
+    if (server_.stats().may_log("web connection refused")) {
+      spdlog::warn("web monitor: connection from {} refused: {}", address, why);
+    }
+    socket.close(ec);
+    return;
+  }
+  WebHttpOptions options;
+  options.queue_limit = c.subscriber_queue;
+  options.token = c.monitor_token;
+  options.header_timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(c.web_header_timeout_s * 1000.0));
+  options.stats = &server_.stats();
+  options.ticket = std::move(ticket);
+  std::make_shared<WebHttpSession>(std::move(socket), hub_, std::move(options))->start();
 }
 
 void WebMonitor::stop() {
@@ -71,6 +116,7 @@ void WebMonitor::stop() {
   asio::post(io_, [this] {
     boost::system::error_code ec;
     acceptor_.close(ec);
+    accept_pause_.cancel();
     hub_.stop();
     io_.stop();  // HTTP connections still open are dropped with the io_context
   });

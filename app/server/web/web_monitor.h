@@ -2,6 +2,10 @@
 // own I/O thread, so browsers never share a thread with the robot sockets, fed by the
 // server's telemetry publisher and by brain-worker queries (web_hub.h).
 //
+// Limits (issue 24 item 2): HTTP connections are capped in total and per address, each must
+// send its request within web_header_timeout_s, and none is accepted while fewer than
+// fd_reserve descriptors are free: idle browsers can never take a robot's or a save's.
+//
 // Order: construct before Server::start() (it registers a telemetry listener), start() after
 // it; Server::stop() before WebMonitor::stop() or destruction.
 #pragma once
@@ -11,6 +15,7 @@
 #include <memory>
 #include <thread>
 
+#include "app/server/connection_limit.h"
 #include "app/server/server.h"
 #include "app/server/web/web_hub.h"
 
@@ -32,11 +37,15 @@ class WebMonitor {
 
  private:
   void accept();
+  void admit(boost::asio::ip::tcp::socket socket);
 
   Server& server_;
   boost::asio::io_context io_;
   std::shared_ptr<WebLink> link_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer accept_pause_;
+  // HTTP connections (web_max_connections, _per_address); WebSockets are the hub's.
+  ConnectionLimit http_limit_;
   WebHub hub_;
   std::thread thread_;
   uint16_t port_ = 0;

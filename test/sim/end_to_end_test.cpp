@@ -319,11 +319,6 @@ bool catches_sigint(pid_t pid) {
   return false;
 }
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
 }  // namespace
 
 TEST_CASE("Ctrl-C ends a simulator run cleanly, with its outputs for the cycles done", "[sim]") {

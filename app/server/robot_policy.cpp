@@ -22,9 +22,9 @@ void require_policy(bool ok, const char* key, const std::string& what) {
 void from_json(const nlohmann::json& j, RobotPolicy& p) {
   if (!j.is_object()) throw std::invalid_argument("config key 'robots' must be an object");
   static const std::set<std::string> known = {
-      "require_tokens",   "tokens",          "binary_key",         "address_names",
-      "takeover_after_s", "max_live_brains", "state_dir_max_bytes",
-      "loop_budget_ms",   "json_loop_budget_ms"};
+      "require_tokens",      "tokens",           "binary_key",
+      "address_names",       "takeover_after_s", "max_live_brains",
+      "state_dir_max_bytes", "loop_budget_ms",   "json_loop_budget_ms"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!known.count(it.key())) {
       throw std::invalid_argument("unknown config key 'robots." + it.key() + "'");

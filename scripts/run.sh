@@ -14,6 +14,10 @@ out=${OUT:-out/run}
 bin=${BIN:-build/bin}  # another build tree: BIN=build-x/bin SKIP_BUILD=1
 [ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; TARGETS="fieldbrain-server fieldbrain-sim" scripts/build.sh; }
 mkdir -p "$out"
+# Each run starts a fresh brain: the last run's save would be resumed, and a binary robot is
+# answered with zeros until its save has loaded (seconds at R = 32 on a busy machine), so a
+# second run of 300 cycles could end before the brain ever ran.
+rm -rf "$out/state"
 log="$out/server.log"
 ready="$out/ready.json"  # the server's ready line: version, pid, the ports it bound
 rm -f "$ready"

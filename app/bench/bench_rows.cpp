@@ -215,7 +215,8 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
                      });
   row.stage_ms = stages.means(row.iterations);
   if (ops::CachingCpuAllocator::installed() != nullptr) row.stage_tensors = stages.counted_means(row.iterations);
-  row.note = fmt::format("field_step {}, S={} M={}", field_step, config.sensory_dim, config.motor_dim);
+  row.note =
+      fmt::format("field_step {}, S={} M={}", field_step, config.sensory_dim, config.motor_dim);
   return row;
 }
 

@@ -122,9 +122,10 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(Clock::now() - start).count();
     const double ms = 1000.0 * secs / cycles;
     // The sizes on the result line too: a loop over R greps only this line.
-    fmt::print("cpp_{}: R={} B={} threads={}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
-               config.field_step, config.resolution, robots, torch::get_num_threads(), cycles / secs,
-               ms, robots * cycles / secs);
+    fmt::print(
+        "cpp_{}: R={} B={} threads={}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
+        config.field_step, config.resolution, robots, torch::get_num_threads(), cycles / secs, ms,
+        robots * cycles / secs);
     if (stages) {
       fmt::print("mean host ms per stage:\n");
       for (const auto& [name, ms] : stage_totals.means(cycles)) fmt::print("  {:<20} {:9.3f}\n", name, ms);

@@ -474,8 +474,9 @@ void BrainWorker::do_attach(AttachJob& job) {
   robot.base = base;
   robot.identity = identity;
   robot.json = req.json;
-  robot.latency = req.json ? LatencyWatch(options_.policy.json_loop_budget_ms, "robots.json_loop_budget_ms")
-                           : LatencyWatch(options_.policy.loop_budget_ms, "robots.loop_budget_ms");
+  robot.latency =
+      req.json ? LatencyWatch(options_.policy.json_loop_budget_ms, "robots.json_loop_budget_ms")
+               : LatencyWatch(options_.policy.loop_budget_ms, "robots.loop_budget_ms");
   robot.view.key = key;
   robot.peer_address = req.peer_address;
   robot.view.framing = req.framing;

@@ -78,8 +78,7 @@ int main(int argc, char** argv) {
       long long done = 0;
       for (const auto& robot : r.robots) done += robot.cycles;
       std::printf("interrupted (%s) after %lld of %lld robot-cycles; outputs are for those\n",
-                  r.summary.value("interrupted_by", "a signal").c_str(), done,
-                  o.cycles * o.robots);
+                  r.summary.value("interrupted_by", "a signal").c_str(), done, o.cycles * o.robots);
     }
     std::printf("summary:      %s/summary.json\n", o.out_dir.c_str());
     std::printf("run data:     %s/%s (pictures: scripts/plot_run.py %s)\n", o.out_dir.c_str(),

@@ -1,8 +1,9 @@
 // The slow-robot warning (app/server/latency_watch.h): when it is due, what it says, and the
 // config keys that set the budget.
+#include "app/server/latency_watch.h"
+
 #include <catch2/catch.hpp>
 
-#include "app/server/latency_watch.h"
 #include "app/server/server_config.h"
 #include "app/server/web/web_messages.h"
 
@@ -26,9 +27,11 @@ TEST_CASE("A robot whose replies stay over its loop budget is warned about once 
 
   const std::string line = slow_robot_warning("picarx_12s_6m", watch, 32, 3);
   INFO(line);
-  CHECK_THAT(line, Catch::Contains("robot picarx_12s_6m") && Catch::Contains("replies take 320 ms") &&
-                       Catch::Contains("last 400 ms") && Catch::Contains("50 ms loop budget") &&
-                       Catch::Contains("robots.loop_budget_ms") && Catch::Contains("R = 32; --resolution 24 costs 42% of it") &&
+  CHECK_THAT(line, Catch::Contains("robot picarx_12s_6m") &&
+                       Catch::Contains("replies take 320 ms") && Catch::Contains("last 400 ms") &&
+                       Catch::Contains("50 ms loop budget") &&
+                       Catch::Contains("robots.loop_budget_ms") &&
+                       Catch::Contains("R = 32; --resolution 24 costs 42% of it") &&
                        Catch::Contains("fewer robots (3 connected)") && Catch::Contains("GPU"));
 }
 

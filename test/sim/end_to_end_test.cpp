@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -314,14 +314,10 @@ bool catches_sigint(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1;
+    if (line.rfind("SigCgt:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1)) & 1;
   }
   return false;
-}
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
 }
 
 }  // namespace
@@ -365,8 +361,8 @@ TEST_CASE("Ctrl-C ends a simulator run cleanly, with its outputs for the cycles 
       WARN("skipped: no " << exe);
       return;
     }
-    std::vector<std::string> args = {exe.string(), "--controller", "forward", "--cycles",
-                                     "1000000000", "--no-progress", "--out", dir.string()};
+    std::vector<std::string> args = {exe.string(), "--controller",  "forward", "--cycles",
+                                     "1000000000", "--no-progress", "--out",   dir.string()};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -3,7 +3,6 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
-#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -40,22 +39,23 @@ void IdentityStore::parse(std::string_view text, const std::string& path) {
   const auto robots = j.find("robots");
   if (robots == j.end() || !robots->is_object()) throw bad("has no \"robots\" object");
   for (auto it = robots->begin(); it != robots->end(); ++it) {
-    // get<int>() would truncate 2^40 and cast 1e300 (undefined): integers that fit only.
-    const auto size = [&](const char* key) {
-      const auto v = it->find(key);
-      const bool fits = v != it->end() && v->is_number_integer() &&
-                        (v->is_number_unsigned() ? v->get<uint64_t>() <= uint64_t(INT_MAX)
-                                                 : v->get<int64_t>() >= INT_MIN &&
-                                                       v->get<int64_t>() <= INT_MAX);
-      if (!fits) {
-        throw bad("has a bad record for '" + it.key() + "' (" + key + " is not an int)");
-      }
-      return v->get<int>();
-    };
     try {
       IdentityRecord r;
-      r.sensory_dim = size("sensory_dim");
-      r.motor_dim = size("motor_dim");
+      // Read wide and range-checked: get<int>() would wrap 99999999999 to 1215752191.
+      const auto size_of = [&](const char* key) {
+        const nlohmann::json& v = it->at(key);
+        const bool in_range =
+            v.is_number_integer() &&
+            (v.is_number_unsigned() ? v.get<uint64_t>() <= 65535 : v.get<int64_t>() <= 65535) &&
+            (v.is_number_unsigned() ? v.get<uint64_t>() >= 1 : v.get<int64_t>() >= 1);
+        if (!in_range) {
+          throw bad("has " + std::string(key) + " " + v.dump() + " for '" + it.key() +
+                    "' (sizes are integers in 1..65535)");
+        }
+        return static_cast<int>(v.get<int64_t>());
+      };
+      r.sensory_dim = size_of("sensory_dim");
+      r.motor_dim = size_of("motor_dim");
       r.token_sha256 = it->value("token_sha256", "");
       records_[it.key()] = r;
     } catch (const nlohmann::json::exception& e) {

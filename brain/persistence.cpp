@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <caffe2/serialize/versions.h>
 #include <openssl/evp.h>
 
 #include "brain/plain_pickle.h"
@@ -123,7 +125,8 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     cd_offset = u64(z + 48);
   }
   if (cd_offset > size || cd_size > size - cd_offset) return "central directory outside the file";
-  uint64_t at = cd_offset, pkl_begin = 0, pkl_end = 0;
+  uint64_t at = cd_offset, pkl_begin = 0, pkl_end = 0, version_begin = 0, version_end = 0;
+  std::string folder;  // the first record's folder: LibTorch looks every record up under it
   for (uint64_t i = 0; i < entries; ++i) {
     if (at > size || size - at < 46 || u32(at) != 0x02014b50) return "bad central directory entry";
     const uint64_t method = u16(at + 10), name_len = u16(at + 28), extra_len = u16(at + 30),
@@ -155,15 +158,36 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     if (data > size || uncomp > size - data) {
       return "record '" + name + "' claims " + std::to_string(uncomp) + " bytes past the file's end";
     }
-    const std::string suffix = "/data.pkl";
-    if (pkl_end == 0 && name.size() >= suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (i == 0) {
+      if (name.find('/') == std::string::npos) return "first record '" + name + "' has no folder";
+      folder = name.substr(0, name.find('/') + 1);
+    }
+    if (pkl_end == 0 && name == folder + "data.pkl") {
       pkl_begin = data;
       pkl_end = data + uncomp;
+    }
+    if (name == folder + ".data/version" || (version_end == 0 && name == folder + "version")) {
+      version_begin = data;
+      version_end = data + uncomp;
     }
     at = next;
   }
   if (pkl_end == 0) return "no data.pkl record";
+  // LibTorch's reader throws on a bad "version" record from inside its constructor, which
+  // leaks the zip reader's state (fuzz-brain_save): the same check, first.
+  if (version_end == 0) return "no version record";
+  const std::string version(bytes.data() + version_begin, version_end - version_begin);
+  const size_t digits = version.find_first_not_of(" \t\n");
+  uint64_t file_version = 0;
+  const auto parsed =
+      digits == std::string::npos
+          ? std::from_chars_result{version.data(), std::errc::invalid_argument}
+          : std::from_chars(version.data() + digits, version.data() + version.size(), file_version);
+  if (parsed.ec != std::errc() || file_version < caffe2::serialize::kMinSupportedFileFormatVersion ||
+      file_version > caffe2::serialize::kMaxSupportedFileFormatVersion) {
+    return "unsupported zip format version record";
+  }
+  if (size >= 8 && std::memcmp(bytes.data(), "PYTORCH1", 8) == 0) return "a preview-release archive";
 
   // data.pkl: lengths within the record; memo indices no larger than the opcodes so far
   // (a pickler numbers its memo entries in order).

@@ -119,7 +119,8 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
   uint64_t entries = u16(eocd + 10), cd_size = u32(eocd + 12), cd_offset = u32(eocd + 16);
   if (eocd >= 20 && u32(eocd - 20) == 0x07064b50) {  // zip64 locator
     const uint64_t z = u64(eocd - 20 + 8);
-    if (z > size || size - z < 56 || u32(z) != 0x06064b50) return "bad zip64 end-of-directory record";
+    if (z > size || size - z < 56 || u32(z) != 0x06064b50)
+      return "bad zip64 end-of-directory record";
     entries = u64(z + 32);
     cd_size = u64(z + 40);
     cd_offset = u64(z + 48);
@@ -156,7 +157,8 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     }
     const uint64_t data = local + 30 + u16(local + 26) + u16(local + 28);
     if (data > size || uncomp > size - data) {
-      return "record '" + name + "' claims " + std::to_string(uncomp) + " bytes past the file's end";
+      return "record '" + name + "' claims " + std::to_string(uncomp) +
+             " bytes past the file's end";
     }
     if (i == 0) {
       if (name.find('/') == std::string::npos) return "first record '" + name + "' has no folder";
@@ -183,11 +185,13 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
       digits == std::string::npos
           ? std::from_chars_result{version.data(), std::errc::invalid_argument}
           : std::from_chars(version.data() + digits, version.data() + version.size(), file_version);
-  if (parsed.ec != std::errc() || file_version < caffe2::serialize::kMinSupportedFileFormatVersion ||
+  if (parsed.ec != std::errc() ||
+      file_version < caffe2::serialize::kMinSupportedFileFormatVersion ||
       file_version > caffe2::serialize::kMaxSupportedFileFormatVersion) {
     return "unsupported zip format version record";
   }
-  if (size >= 8 && std::memcmp(bytes.data(), "PYTORCH1", 8) == 0) return "a preview-release archive";
+  if (size >= 8 && std::memcmp(bytes.data(), "PYTORCH1", 8) == 0)
+    return "a preview-release archive";
 
   // data.pkl: lengths within the record; memo indices no larger than the opcodes so far
   // (a pickler numbers its memo entries in order).
@@ -197,6 +201,8 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     const uint64_t left = pkl_end - p;
     uint64_t arg = 0, len_bytes = 0;  // fixed argument bytes; bytes of a length prefix
     bool memo_put = false, lines = false;
+    // One line per argument shape, as pickletools lists the opcodes.
+    // clang-format off
     switch (op) {
       case 'K': case 'h': case 0x80: arg = 1; break;
       case 'q': arg = 1; memo_put = true; break;
@@ -216,6 +222,7 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
       case '.': return "";  // STOP
       default: return "";   // not scanned: LibTorch judges it
     }
+    // clang-format on
     if (lines) {  // text arguments: one line, two for GLOBAL and INST
       for (int n = (op == 'c' || op == 'i') ? 2 : 1; n > 0; --n) {
         while (p < pkl_end && bytes[p] != '\n') ++p;

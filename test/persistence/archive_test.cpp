@@ -317,6 +317,8 @@ TEST_CASE("A brain save whose metadata has the wrong types is refused naming the
                }),
                Contains(path) && Contains("config.seed"));
   }
-  SECTION("the unchanged save loads") { CHECK(refusal([](nlohmann::json&) {}) == "loaded"); }
+  SECTION("the unchanged save loads") {
+    CHECK(refusal([](nlohmann::json&) {}) == "loaded");
+  }
   fs::remove_all(dir);
 }

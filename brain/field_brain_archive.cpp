@@ -80,13 +80,15 @@ void FieldBrainImpl::load(const std::string& path) {
   for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
     if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
       fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
-                       saved_config.value(key, nlohmann::json()).dump(), nlohmann::json(config_)[key].dump()));
+                       saved_config.value(key, nlohmann::json()).dump(),
+                       nlohmann::json(config_)[key].dump()));
     }
   }
   const nlohmann::json* saved_keys = field(a.meta, "robot_keys");
   if (!saved_keys || *saved_keys != nlohmann::json(keys_)) fail("robot keys differ");
   const nlohmann::json* saved_seed = field(saved_config, "seed");
-  if (saved_seed && !saved_seed->is_number_integer()) fail("metadata: config.seed is not an integer");
+  if (saved_seed && !saved_seed->is_number_integer())
+    fail("metadata: config.seed is not an integer");
   // Check everything before changing anything.
   const auto buffers = named_buffers(true);
   const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
@@ -96,7 +98,8 @@ void FieldBrainImpl::load(const std::string& path) {
   for (const auto& item : buffers) {
     if (migrate_noise && item.key() == kNoiseKeyBuffer) continue;
     if (packed_bank && item.key() == kBankBuffer) {
-      if (!a.tensors.count(rows_key) || !a.tensors.count(index_key)) fail("missing packed attractor bank");
+      if (!a.tensors.count(rows_key) || !a.tensors.count(index_key))
+        fail("missing packed attractor bank");
       try {
         check_packed_slots(item.value(), a.tensors.at(rows_key), a.tensors.at(index_key));
       } catch (const std::exception& e) {

@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include <caffe2/serialize/versions.h>
 
 #include "brain/plain_pickle.h"
 #include "hrr/sha256.h"
@@ -58,6 +61,159 @@ std::string parent_dir(const std::string& path) {
 // The archive digest hashes each string with its terminating '\0' (so "ab"+"c" and "a"+"bc"
 // differ); the SHA-256 itself is hrr::Sha256, the project's one wrapper over libcrypto.
 void update_with_nul(hrr::Sha256& sha, const std::string& s) { sha.update(s.data(), s.size() + 1); }
+
+// LibTorch 1.13 trusts the sizes in a save: the zip reader allocates each record's claimed
+// size and the unpickler each string's claimed length before finding that the file is shorter
+// (a 1 KB file claiming a 4 GB string allocates 4 GB: fuzz-brain_save). So the layout is
+// checked first, against the file's size: every zip record stored (as torch.save and this
+// writer store them) and inside the file, and every length and memo index in data.pkl inside
+// data.pkl. Returns "" when the layout holds, else what is wrong. An opcode this scan does not
+// know ends it; LibTorch then judges the rest.
+std::string archive_layout_problem(const std::vector<char>& bytes) {
+  const uint64_t size = bytes.size();
+  const auto u16 = [&](uint64_t at) {
+    return uint64_t(uint8_t(bytes[at])) | uint64_t(uint8_t(bytes[at + 1])) << 8;
+  };
+  const auto u32 = [&](uint64_t at) { return u16(at) | u16(at + 2) << 16; };
+  const auto u64 = [&](uint64_t at) { return u32(at) | u32(at + 4) << 32; };
+  // End of central directory: the last signature within 64 KiB of the end.
+  if (size < 22) return "too short for a zip archive";
+  uint64_t eocd = size - 22;
+  const uint64_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
+  while (u32(eocd) != 0x06054b50) {
+    if (eocd == lowest) return "no zip end-of-directory record";
+    --eocd;
+  }
+  uint64_t entries = u16(eocd + 10), cd_size = u32(eocd + 12), cd_offset = u32(eocd + 16);
+  if (eocd >= 20 && u32(eocd - 20) == 0x07064b50) {  // zip64 locator
+    const uint64_t z = u64(eocd - 20 + 8);
+    if (z > size || size - z < 56 || u32(z) != 0x06064b50)
+      return "bad zip64 end-of-directory record";
+    entries = u64(z + 32);
+    cd_size = u64(z + 40);
+    cd_offset = u64(z + 48);
+  }
+  if (cd_offset > size || cd_size > size - cd_offset) return "central directory outside the file";
+  uint64_t at = cd_offset, pkl_begin = 0, pkl_end = 0, version_begin = 0, version_end = 0;
+  std::string folder;  // the first record's folder: LibTorch looks every record up under it
+  for (uint64_t i = 0; i < entries; ++i) {
+    if (at > size || size - at < 46 || u32(at) != 0x02014b50) return "bad central directory entry";
+    const uint64_t method = u16(at + 10), name_len = u16(at + 28), extra_len = u16(at + 30),
+                   comment_len = u16(at + 32);
+    uint64_t comp = u32(at + 20), uncomp = u32(at + 24), local = u32(at + 42);
+    const uint64_t next = at + 46 + name_len + extra_len + comment_len;
+    if (next > size) return "bad central directory entry";
+    const std::string name(bytes.data() + at + 46, name_len);
+    // Zip64 sizes: in the extra field, in this order, for each 32-bit field that is all ones.
+    for (uint64_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
+      const uint64_t id = u16(e), len = u16(e + 2), end = e + 4 + len;
+      if (end > at + 46 + name_len + extra_len) return "bad zip extra field in '" + name + "'";
+      if (id == 0x0001) {
+        uint64_t f = e + 4;
+        for (uint64_t* v : {&uncomp, &comp, &local}) {
+          if (*v != 0xffffffffu) continue;
+          if (f + 8 > end) return "bad zip64 field in '" + name + "'";
+          *v = u64(f);
+          f += 8;
+        }
+      }
+      e = end;
+    }
+    if (method != 0 || comp != uncomp) return "record '" + name + "' is compressed";
+    if (local > size || size - local < 30 || u32(local) != 0x04034b50) {
+      return "record '" + name + "' has no local header";
+    }
+    const uint64_t data = local + 30 + u16(local + 26) + u16(local + 28);
+    if (data > size || uncomp > size - data) {
+      return "record '" + name + "' claims " + std::to_string(uncomp) +
+             " bytes past the file's end";
+    }
+    if (i == 0) {
+      if (name.find('/') == std::string::npos) return "first record '" + name + "' has no folder";
+      folder = name.substr(0, name.find('/') + 1);
+    }
+    if (pkl_end == 0 && name == folder + "data.pkl") {
+      pkl_begin = data;
+      pkl_end = data + uncomp;
+    }
+    if (name == folder + ".data/version" || (version_end == 0 && name == folder + "version")) {
+      version_begin = data;
+      version_end = data + uncomp;
+    }
+    at = next;
+  }
+  if (pkl_end == 0) return "no data.pkl record";
+  // LibTorch's reader throws on a bad "version" record from inside its constructor, which
+  // leaks the zip reader's state (fuzz-brain_save): the same check, first.
+  if (version_end == 0) return "no version record";
+  const std::string version(bytes.data() + version_begin, version_end - version_begin);
+  const size_t digits = version.find_first_not_of(" \t\n");
+  uint64_t file_version = 0;
+  const auto parsed =
+      digits == std::string::npos
+          ? std::from_chars_result{version.data(), std::errc::invalid_argument}
+          : std::from_chars(version.data() + digits, version.data() + version.size(), file_version);
+  if (parsed.ec != std::errc() ||
+      file_version < caffe2::serialize::kMinSupportedFileFormatVersion ||
+      file_version > caffe2::serialize::kMaxSupportedFileFormatVersion) {
+    return "unsupported zip format version record";
+  }
+  if (size >= 8 && std::memcmp(bytes.data(), "PYTORCH1", 8) == 0)
+    return "a preview-release archive";
+
+  // data.pkl: lengths within the record; memo indices no larger than the opcodes so far
+  // (a pickler numbers its memo entries in order).
+  uint64_t ops = 0;
+  for (uint64_t p = pkl_begin; p < pkl_end; ++ops) {
+    const auto op = static_cast<unsigned char>(bytes[p++]);
+    const uint64_t left = pkl_end - p;
+    uint64_t arg = 0, len_bytes = 0;  // fixed argument bytes; bytes of a length prefix
+    bool memo_put = false, lines = false;
+    // One line per argument shape, as pickletools lists the opcodes.
+    // clang-format off
+    switch (op) {
+      case 'K': case 'h': case 0x80: arg = 1; break;
+      case 'q': arg = 1; memo_put = true; break;
+      case 'M': arg = 2; break;
+      case 'J': case 'j': arg = 4; break;
+      case 'r': arg = 4; memo_put = true; break;
+      case 'G': case 0x95: arg = 8; break;
+      case 'U': case 'C': case 0x8a: case 0x8c: len_bytes = 1; break;
+      case 'X': case 'T': case 'B': case 0x8b: len_bytes = 4; break;
+      case 0x8d: case 0x8e: case 0x96: len_bytes = 8; break;
+      case 'c': case 'i': case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'g':
+      case 'p': lines = true; break;
+      case '(': case '0': case '1': case '2': case 'N': case ')': case ']': case '}': case 'a':
+      case 'e': case 'b': case 'd': case 'l': case 'o': case 's': case 'u': case 't': case 'R':
+      case 'Q': case 0x81: case 0x85: case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f:
+      case 0x90: case 0x91: case 0x92: case 0x93: case 0x94: break;
+      case '.': return "";  // STOP
+      default: return "";   // not scanned: LibTorch judges it
+    }
+    // clang-format on
+    if (lines) {  // text arguments: one line, two for GLOBAL and INST
+      for (int n = (op == 'c' || op == 'i') ? 2 : 1; n > 0; --n) {
+        while (p < pkl_end && bytes[p] != '\n') ++p;
+        if (p++ == pkl_end) return "data.pkl ends inside an opcode";
+      }
+      continue;
+    }
+    if (arg + len_bytes > left) return "data.pkl ends inside an opcode";
+    if (memo_put) {
+      const uint64_t id = arg == 1 ? uint64_t(uint8_t(bytes[p])) : u32(p);
+      if (id > ops) return "data.pkl memo index " + std::to_string(id) + " out of order";
+    }
+    uint64_t len = 0;
+    if (len_bytes == 1) len = uint8_t(bytes[p]);
+    if (len_bytes == 4) len = u32(p);
+    if (len_bytes == 8) len = u64(p);
+    if (len > left - arg - len_bytes) {
+      return "data.pkl claims " + std::to_string(len) + " bytes past its end";
+    }
+    p += arg + len_bytes + len;
+  }
+  return "data.pkl has no STOP";
+}
 
 }  // namespace
 
@@ -136,6 +292,10 @@ Archive load_archive(const std::string& path) {
   const std::vector<char> bytes = read_whole_file(path);
   if (bytes.empty()) throw std::runtime_error("load '" + path + "': file is empty");
 
+  const std::string layout = archive_layout_problem(bytes);
+  if (!layout.empty()) {
+    throw std::runtime_error("load '" + path + "': truncated or corrupt archive (" + layout + ")");
+  }
   c10::IValue root;
   try {
     root = torch::pickle_load(bytes);

@@ -1,5 +1,6 @@
 #include "app/fieldbrain/recording.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace fieldbrain {
 
@@ -88,7 +87,8 @@ class HeaderParser {
   }
   void end() {
     skip_space();
-    if (at_ != s_.size()) refuse(name_, fmt::format("header has text after its dict at byte {}", at_));
+    if (at_ != s_.size())
+      refuse(name_, fmt::format("header has text after its dict at byte {}", at_));
   }
 
   static std::string printable(std::string_view t) {
@@ -108,8 +108,7 @@ class HeaderParser {
     int64_t v = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (t.empty() || ec == std::errc::invalid_argument || end != t.data() + t.size()) {
-      refuse(name_,
-             fmt::format("header 'shape' has {}, not a non-negative integer", printable(t)));
+      refuse(name_, fmt::format("header 'shape' has {}, not a non-negative integer", printable(t)));
     }
     if (ec == std::errc::result_out_of_range) {
       refuse(name_, fmt::format("header 'shape' has {}, larger than a 64-bit size", printable(t)));
@@ -164,8 +163,8 @@ int64_t int_field(const nlohmann::json& j, const char* key, int64_t lo, int64_t 
     return fallback;
   }
   if (!it->is_number_integer()) {
-    refuse(path, fmt::format("\"{}\" is {}, not an integer", key,
-                             HeaderParser::printable(it->dump())));
+    refuse(path,
+           fmt::format("\"{}\" is {}, not an integer", key, HeaderParser::printable(it->dump())));
   }
   const bool too_large = it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(hi);
   const int64_t v = too_large ? hi : it->get<int64_t>();
@@ -246,7 +245,9 @@ NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std:
   }
   p.end();
   if (!has_descr || !has_fortran || !has_shape) {
-    refuse(name, fmt::format("header lacks '{}'", !has_descr ? "descr" : !has_fortran ? "fortran_order" : "shape"));
+    refuse(name, fmt::format("header lacks '{}'", !has_descr     ? "descr"
+                                                  : !has_fortran ? "fortran_order"
+                                                                 : "shape"));
   }
   if (descr != "<f4") {
     refuse(name, fmt::format("header 'descr' is {}, expected '<f4' (little-endian float32)",
@@ -275,7 +276,8 @@ NpyArray parse_npy_f32(std::string_view bytes, const std::string& name) {
   NpyArray a;
   a.shape = std::move(h.shape);
   a.values.resize(size_t(h.values));
-  if (h.values > 0) std::memcpy(a.values.data(), bytes.data() + h.data_offset, size_t(h.values) * 4);
+  if (h.values > 0)
+    std::memcpy(a.values.data(), bytes.data() + h.data_offset, size_t(h.values) * 4);
   return a;
 }
 
@@ -316,7 +318,8 @@ Recording parse_session_json(std::string_view text, const std::string& path) {
   r.robot_key = key->get<std::string>();
   r.key_hash = key_hash_field(j, path);
   const auto brain = j.find("brain");
-  if (brain == j.end() || !brain->is_object()) refuse(path, "\"brain\" is missing or not an object");
+  if (brain == j.end() || !brain->is_object())
+    refuse(path, "\"brain\" is missing or not an object");
   try {
     r.brain = brain->get<BrainConfig>();  // BrainConfig::validate: the server's bounds
   } catch (const std::exception& e) {

@@ -80,8 +80,8 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
   report.cycles = r.cycles;
   report.field_step = config.field_step;
   report.device = config.device;
-  report.tolerance = options.tolerance >= 0 ? options.tolerance
-                                            : (config.field_step == "reference" ? 1e-5 : 1e-4);
+  report.tolerance =
+      options.tolerance >= 0 ? options.tolerance : (config.field_step == "reference" ? 1e-5 : 1e-4);
 
   std::vector<float> py;
   if (options.python) {
@@ -91,11 +91,12 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
   // A brain the recording describes but this machine cannot build (no CUDA, a field_step file
   // that does not load, memory): say so in one line, without LibTorch's stack trace.
   const auto refuse_brain = [&](const std::string& why) {
-    return std::runtime_error(fmt::format("{}/session.json: \"brain\" (resolution {}, "
-                                          "attractor_capacity {}, field_step \"{}\", device "
-                                          "\"{}\"): {}",
-                                          r.folder, config.resolution, config.attractor_capacity,
-                                          config.field_step, config.device, why));
+    return std::runtime_error(
+        fmt::format("{}/session.json: \"brain\" (resolution {}, "
+                    "attractor_capacity {}, field_step \"{}\", device "
+                    "\"{}\"): {}",
+                    r.folder, config.resolution, config.attractor_capacity, config.field_step,
+                    config.device, why));
   };
   FieldBrain brain{nullptr};
   try {

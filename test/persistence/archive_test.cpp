@@ -2,6 +2,8 @@
 // of every kind of damaged file with a message that says what is wrong.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -213,6 +215,47 @@ TEST_CASE("Damaged archives are refused with a clear reason", "[persistence]") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("An archive whose sizes claim gigabytes is refused before they are allocated",
+          "[persistence]") {
+  // Found by fuzz-brain_save: LibTorch 1.13 allocated a pickle string's or a zip record's
+  // claimed size before noticing the file was shorter (a 1 KB save made a 4 GB allocation).
+  auto dir = temp_dir();
+  const auto good = dir / "good.pt";
+  save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
+  const std::string bytes = read_all(good);
+  const auto bad = dir / "bad.pt";
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  SECTION("a 4 GB string in data.pkl") {
+    const std::string key = std::string("X\x07\0\0\0tensors", 12);
+    const auto at = bytes.find(key);
+    REQUIRE(at != std::string::npos);
+    std::string damaged = bytes;
+    damaged[at + 4] = '\xfa';  // length 0xfa000007
+    write_all(bad, damaged);
+    CHECK_THAT(load_error(bad), Catch::Contains("data.pkl claims 4194304007 bytes past its end"));
+  }
+  SECTION("a 2 GB zip record") {
+    // The central directory entry of data.pkl: its compressed and uncompressed sizes.
+    size_t entry = bytes.find("PK\x01\x02");
+    while (entry != std::string::npos) {
+      const size_t name_len = uint8_t(bytes[entry + 28]) | uint8_t(bytes[entry + 29]) << 8;
+      const std::string name = bytes.substr(entry + 46, name_len);
+      if (name.size() > 9 && name.substr(name.size() - 9) == "/data.pkl") break;
+      entry = bytes.find("PK\x01\x02", entry + 4);
+    }
+    REQUIRE(entry != std::string::npos);
+    std::string damaged = bytes;
+    for (size_t field : {entry + 20, entry + 24}) damaged.replace(field, 4, "\xff\xff\xff\x7f");
+    write_all(bad, damaged);
+    CHECK_THAT(load_error(bad), Catch::Contains("past the file's end"));
+  }
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  CHECK(after.ru_maxrss - before.ru_maxrss < 512 * 1024);  // KiB: nothing near the claim
+  fs::remove_all(dir);
+}
+
 TEST_CASE("A failed save leaves the previous file intact", "[persistence]") {
   auto dir = temp_dir();
   const auto path = dir / "a.pt";
@@ -274,6 +317,8 @@ TEST_CASE("A brain save whose metadata has the wrong types is refused naming the
                }),
                Contains(path) && Contains("config.seed"));
   }
-  SECTION("the unchanged save loads") { CHECK(refusal([](nlohmann::json&) {}) == "loaded"); }
+  SECTION("the unchanged save loads") {
+    CHECK(refusal([](nlohmann::json&) {}) == "loaded");
+  }
   fs::remove_all(dir);
 }

@@ -2,17 +2,15 @@
 // setting exits 2 with one line naming the file and the field, before anything large is
 // allocated. The command runs as a child process under an address-space limit, so a reader
 // that trusted a header would fail here instead of taking the machine's memory.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -64,9 +62,9 @@ nlohmann::json good_session() {
 struct RecordingFiles {
   nlohmann::json session = good_session();
   std::string session_text;  // when set, written instead of `session`
-  std::string sensors = npy("(4, 3)", kRows * kS);
+  std::string sensors = npy("(4, 3)", kRows* kS);
   std::string reward = npy("(4,)", kRows);
-  std::string motors = npy("(4, 2)", kRows * kM);
+  std::string motors = npy("(4, 2)", kRows* kM);
 
   fs::path write(const std::string& name) const {
     const fs::path dir = fs::temp_directory_path() /
@@ -108,17 +106,18 @@ Run replay(const fs::path& dir, const std::string& args = "") {
 void check_refused(const Run& r, const std::string& file, const std::string& field) {
   INFO(r.output);
   CHECK(r.status == 2);
-  CHECK_THAT(r.output, Contains("fieldbrain replay: ") && Contains("/" + file + ": ") &&
-                           Contains(field));
+  CHECK_THAT(r.output,
+             Contains("fieldbrain replay: ") && Contains("/" + file + ": ") && Contains(field));
   CHECK_THAT(r.output, !Contains("Exception raised from") && !Contains("bad_alloc") &&
                            !Contains("stoll") && !Contains("stoull"));
 }
 
 }  // namespace
 
-TEST_CASE("replay refuses a .npy header that claims more rows than the file holds, before "
-          "allocating them",
-          "[replay]") {
+TEST_CASE(
+    "replay refuses a .npy header that claims more rows than the file holds, before "
+    "allocating them",
+    "[replay]") {
   RecordingFiles f;
   SECTION("sensors") {
     f.sensors = npy("(20000000, 3)", 4800);  // 19 KB claiming 240 MB
@@ -241,9 +240,10 @@ TEST_CASE("replay does not load a field_step file that session.json names", "[re
   }
 }
 
-TEST_CASE("replay reads the rows a recording's headers name, and refuses a session.json that "
-          "claims more",
-          "[replay]") {
+TEST_CASE(
+    "replay reads the rows a recording's headers name, and refuses a session.json that "
+    "claims more",
+    "[replay]") {
   RecordingFiles f;
   SECTION("files that hold more than their headers say (a crash between append and header)") {
     f.sensors += npy("(1, 3)", kS).substr(64) + "xy";

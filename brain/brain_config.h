@@ -18,8 +18,10 @@ enum class BrainProfile { Fieldbrain, Legacy };
 // kLegacyClockStartS + n * kLegacyClockStepS, so a run is reproducible and matches the pinned
 // original; Wall reads the system clock, as em-brain's own server does.
 enum class LegacyClock { Fixed, Wall };
+// The start is not 0 because the original tests some timestamps for truthiness; it is
+// run_original.py's default t0, so a fixed-clock robot and the pinned original agree.
 inline constexpr double kLegacyClockStepS = 0.05;
-inline constexpr double kLegacyClockStartS = 0.0;
+inline constexpr double kLegacyClockStartS = 1000.0;
 // The original's strategic planner (P4): Off drops its requests (closest to the real server,
 // where a discovery never arrives within hundreds of cycles); Sync runs it in the cycle.
 enum class LegacyPlanner { Off, Sync };

@@ -36,7 +36,8 @@ std::string saved_profile(const nlohmann::json& archive_meta) {
   if (config != archive_meta.end() && config->is_object()) {
     if (std::string p = named(*config); !p.empty()) return p;
   }
-  if (archive_meta.value("format", "") == "fieldbrain-brain") return to_string(BrainProfile::Fieldbrain);
+  if (archive_meta.value("format", "") == "fieldbrain-brain")
+    return to_string(BrainProfile::Fieldbrain);
   return "";
 }
 

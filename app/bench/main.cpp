@@ -4,7 +4,8 @@
 // has it), and whole cycles of the C++ reference path, the C++ fast path and the Python
 // reference (CPU), the server's tick over B robots (a resident BrainGroup: group, group_churn;
 // the single brains of before: tick_singles), at R in {16, 32, 64} x B in {1, 4, 16} (--quick:
-// R = 32, B in {1, 4}). After the table, robot-cycles/s at each B beside B = 1's.
+// R = 32, B in {1, 4}); the legacy profile's cycle beside the original em-brain's (rows legacy,
+// python_original with --em-brain PATH) at B = 1, R <= 32. After the table, robot-cycles/s at each B beside B = 1's.
 // Every row but the Python cycle runs on --device (CUDA rows timed with CUDA events). Prints
 // a table; --json writes {"rows": [...]}, each row with its "device".
 #include <ATen/Parallel.h>
@@ -33,7 +34,8 @@ const std::vector<std::string> kAllImpls = {
     "copy",          "field_step_op", "field_step_seeded",    "philox_fill",
     "field_step_reference", "field_readout_op", "python_eager", "torch_compile",
     "cpp_fast",      "cpp_reference", "python",               "load",
-    "group",         "group_churn",   "tick_singles"};
+    "group",         "group_churn",   "tick_singles",         "legacy",
+    "python_original"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   double seconds = 2.0;
   int threads = 0;
   bool no_pool = false;
+  std::string em_brain;
   std::string device_name = "cpu";
   app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
   app.add_option("--json", json_path, "write the rows as JSON to this file");
@@ -62,6 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
   app.add_option("--device", device_name, "cpu (default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--em-brain", em_brain,
+                 "an em-brain checkout (ef2bdb8): times the original's cycle (row python_original)");
   app.add_flag("--no-pool", no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
   CLI11_PARSE(app, argc, argv);
@@ -122,6 +127,11 @@ int main(int argc, char** argv) {
       run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
       run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
       run("load", [&] { return time_brain_load(device, B, R, slow); });
+      // The legacy profile and the original have no batch and serve R 16 and 32.
+      if (B == 1 && R <= 32) {
+        run("legacy", [&] { return time_legacy_cycle(R, slow); });
+        run("python_original", [&] { return time_original_cycle(em_brain, R, quick ? 5 : 20); });
+      }
       run("python", [&] {
         return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
                                  at::get_num_threads());

@@ -99,6 +99,11 @@ int main(int argc, char** argv) {
     fieldbrain::BrainConfig config = read_brain_config(config_path);
     if (resolution > 0) config.resolution = resolution;
     if (!field_step.empty()) config.field_step = field_step;
+    if (config.profile != fieldbrain::BrainProfile::Fieldbrain) {
+      throw std::runtime_error(
+          "this runner times the fieldbrain profile; for \"profile\": \"legacy\" use "
+          "fieldbrain-bench --impl legacy, or fieldbrain compare-original (docs/legacy.md)");
+    }
 
     std::vector<uint64_t> keys;
     for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));

@@ -97,7 +97,9 @@ void BrainConfig::validate() const {
           "brain config: {} = \"{}\" applies only to \"profile\": \"legacy\"", key, value));
     };
     if (legacy_clock != defaults.legacy_clock) refuse("legacy_clock", to_string(legacy_clock));
-    if (legacy_planner != defaults.legacy_planner) refuse("legacy_planner", to_string(legacy_planner));
+    if (legacy_planner != defaults.legacy_planner) {
+      refuse("legacy_planner", to_string(legacy_planner));
+    }
     if (legacy_reward != defaults.legacy_reward) refuse("legacy_reward", to_string(legacy_reward));
   }
 }

@@ -31,7 +31,8 @@ enum class LegacyPlanner { Off, Sync };
 // robot sent none, every cycle).
 enum class LegacyReward { Drop, Append };
 
-// The names the config uses ("fieldbrain", "legacy", "fixed", "wall", "off", "sync", "drop", "append").
+// The names the config uses ("fieldbrain", "legacy", "fixed", "wall", "off", "sync", "drop",
+// "append").
 const char* to_string(BrainProfile p);
 const char* to_string(LegacyClock c);
 const char* to_string(LegacyPlanner p);

@@ -392,7 +392,9 @@ BenchRow time_original_cycle(const std::string& em_brain, int64_t R, int64_t cyc
       output += buf;
       if (buf[0] == '{') last_json = buf;
     }
-    if (pclose(pipe) != 0) throw std::runtime_error("the original failed (" + cmd + "):\n" + output);
+    if (pclose(pipe) != 0) {
+      throw std::runtime_error("the original failed (" + cmd + "):\n" + output);
+    }
     j["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!last_json.empty()) j["report"] = nlohmann::json::parse(last_json);
     return j;
@@ -416,7 +418,8 @@ BenchRow time_original_cycle(const std::string& em_brain, int64_t R, int64_t cyc
       const double t_many = run(few + cycles, "").at("wall_s").get<double>();
       row.ms_per_cycle = 1000.0 * std::max(0.0, t_many - t_few) / static_cast<double>(cycles);
       row.ms_min = row.ms_per_cycle;
-      row.note = fmt::format("em-brain, pinned, 1 thread; wall({}) - wall({}) cycles", few + cycles, few);
+      row.note =
+          fmt::format("em-brain, pinned, 1 thread; wall({}) - wall({}) cycles", few + cycles, few);
     }
     row.iterations = cycles;
   } catch (const std::exception& e) {

@@ -5,9 +5,9 @@
 // reference (CPU), the server's tick over B robots (a resident BrainGroup: group, group_churn;
 // the single brains of before: tick_singles), at R in {16, 32, 64} x B in {1, 4, 16} (--quick:
 // R = 32, B in {1, 4}); the legacy profile's cycle beside the original em-brain's (rows legacy,
-// python_original with --em-brain PATH) at B = 1, R <= 32. After the table, robot-cycles/s at each B beside B = 1's.
-// Every row but the Python cycle runs on --device (CUDA rows timed with CUDA events). Prints
-// a table; --json writes {"rows": [...]}, each row with its "device".
+// python_original with --em-brain PATH) at B = 1, R <= 32. After the table, robot-cycles/s at
+// each B beside B = 1's. Every row but the Python cycle runs on --device (CUDA rows timed with
+// CUDA events). Prints a table; --json writes {"rows": [...]}, each row with its "device".
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
   app.add_option("--device", device_name, "cpu (default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--em-brain", em_brain,
-                 "an em-brain checkout (ef2bdb8): times the original's cycle (row python_original)");
+  app.add_option(
+      "--em-brain", em_brain,
+      "an em-brain checkout (ef2bdb8): times the original's cycle (row python_original)");
   app.add_flag("--no-pool", no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
   CLI11_PARSE(app, argc, argv);

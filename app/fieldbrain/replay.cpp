@@ -86,8 +86,9 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
   report.cycles = r.cycles;
   report.field_step = legacy ? std::string("legacy profile") : config.field_step;
   report.device = config.device;
-  report.tolerance = options.tolerance >= 0 ? options.tolerance
-                                            : (legacy || config.field_step == "reference" ? 1e-5 : 1e-4);
+  report.tolerance = options.tolerance >= 0
+                         ? options.tolerance
+                         : (legacy || config.field_step == "reference" ? 1e-5 : 1e-4);
 
   std::vector<float> py;
   if (options.python) {
@@ -103,8 +104,9 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     o.motor_dim = M;
     o.resolution = config.resolution;
     o.seed = legacy_robot_seed(config.seed, r.key_hash);
-    o.planner = config.legacy_planner == LegacyPlanner::Sync ? legacy::LegacyOptions::Planner::Synchronous
-                                                             : legacy::LegacyOptions::Planner::Off;
+    o.planner = config.legacy_planner == LegacyPlanner::Sync
+                    ? legacy::LegacyOptions::Planner::Synchronous
+                    : legacy::LegacyOptions::Planner::Off;
     legacy::LegacyBrain brain(o);
     std::vector<float> m(static_cast<size_t>(M));
     for (int64_t i = 0; i < r.cycles; ++i) {

@@ -164,7 +164,8 @@ TEST_CASE("A version-3 save, without a profile, loads as the fieldbrain profile"
   std::filesystem::remove(path);
 }
 
-TEST_CASE("A save of the legacy profile is refused with the profile named", "[brain][persistence]") {
+TEST_CASE("A save of the legacy profile is refused with the profile named",
+          "[brain][persistence]") {
   const auto config = small_config(8);
   const std::vector<uint64_t> keys{5};
   const auto path = temp_path("legacy.pt");

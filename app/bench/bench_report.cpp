@@ -121,7 +121,7 @@ void print_table(const std::vector<BenchRow>& rows) {
   fmt::print("allocs: allocations reaching the system allocator per cycle; tensors: tensor "
              "buffers the ops requested (served by the caching pool when it is on); CPU "
              "allocations only. x python: field-step rows over python_eager, cycle rows over "
-             "the Python reference cycle (CPU)\n");
+             "the Python reference cycle (CPU), legacy over python_original (em-brain itself)\n");
   print_stage_table(rows);
 }
 

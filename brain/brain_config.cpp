@@ -31,7 +31,22 @@ bool names_a_file(const std::string& field_step) {
          (field_step.size() > 3 && field_step.compare(field_step.size() - 3, 3, ".pt") == 0);
 }
 
+// The config's names of each enum's values (config::read_choice lists them in errors).
+constexpr config::Choice<BrainProfile> kProfiles[] = {{"fieldbrain", BrainProfile::Fieldbrain},
+                                                      {"legacy", BrainProfile::Legacy}};
+constexpr config::Choice<LegacyClock> kClocks[] = {{"fixed", LegacyClock::Fixed},
+                                                   {"wall", LegacyClock::Wall}};
+constexpr config::Choice<LegacyPlanner> kPlanners[] = {{"off", LegacyPlanner::Off},
+                                                       {"sync", LegacyPlanner::Sync}};
+constexpr config::Choice<LegacyReward> kRewards[] = {{"drop", LegacyReward::Drop},
+                                                     {"append", LegacyReward::Append}};
+
 }  // namespace
+
+const char* to_string(BrainProfile p) { return config::choice_name(p, kProfiles); }
+const char* to_string(LegacyClock c) { return config::choice_name(c, kClocks); }
+const char* to_string(LegacyPlanner p) { return config::choice_name(p, kPlanners); }
+const char* to_string(LegacyReward r) { return config::choice_name(r, kRewards); }
 
 void BrainConfig::validate() const {
   check_range("sensory_dim", sensory_dim, 1, 1024);
@@ -48,17 +63,39 @@ void BrainConfig::validate() const {
   if (device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
     config::not_a_choice("brain.device", device, {"cpu", "cuda"}, ", or \"cuda:N\"");
   }
+  if (profile == BrainProfile::Legacy && device != "cpu") {
+    throw std::invalid_argument(fmt::format(
+        "config key 'brain.device' is \"{}\": not available with \"profile\": \"legacy\" (the "
+        "original's numbers are reproduced on the CPU only; set \"device\": \"cpu\")",
+        device));
+  }
+  if (profile != BrainProfile::Legacy) {
+    const BrainConfig defaults;
+    const auto refuse = [](const char* key, const char* value) {
+      throw std::invalid_argument(fmt::format(
+          "config key 'brain.{}' is \"{}\": it applies only to \"profile\": \"legacy\"", key, value));
+    };
+    if (legacy_clock != defaults.legacy_clock) refuse("legacy_clock", to_string(legacy_clock));
+    if (legacy_planner != defaults.legacy_planner) {
+      refuse("legacy_planner", to_string(legacy_planner));
+    }
+    if (legacy_reward != defaults.legacy_reward) refuse("legacy_reward", to_string(legacy_reward));
+  }
 }
 
 void to_json(nlohmann::json& j, const BrainConfig& c) {
-  j = nlohmann::json{{"sensory_dim", c.sensory_dim},
+  j = nlohmann::json{{"profile", to_string(c.profile)},
+                     {"sensory_dim", c.sensory_dim},
                      {"motor_dim", c.motor_dim},
                      {"resolution", c.resolution},
                      {"attractor_capacity", c.attractor_capacity},
                      {"seed", c.seed},
                      {"telemetry_every", c.telemetry_every},
                      {"field_step", c.field_step},
-                     {"device", c.device}};
+                     {"device", c.device},
+                     {"legacy_clock", to_string(c.legacy_clock)},
+                     {"legacy_planner", to_string(c.legacy_planner)},
+                     {"legacy_reward", to_string(c.legacy_reward)}};
 }
 
 void from_json(const nlohmann::json& j, BrainConfig& c) {
@@ -68,7 +105,8 @@ void from_json(const nlohmann::json& j, BrainConfig& c) {
   }
   config::check_known_keys(j, "brain.",
                            {"sensory_dim", "motor_dim", "resolution", "attractor_capacity", "seed",
-                            "telemetry_every", "field_step", "device"});
+                            "telemetry_every", "field_step", "device", "profile", "legacy_clock",
+                            "legacy_planner", "legacy_reward"});
   BrainConfig out;
   config::read_key(j, "brain.", "sensory_dim", out.sensory_dim);
   config::read_key(j, "brain.", "motor_dim", out.motor_dim);
@@ -78,6 +116,10 @@ void from_json(const nlohmann::json& j, BrainConfig& c) {
   config::read_key(j, "brain.", "telemetry_every", out.telemetry_every);
   config::read_key(j, "brain.", "field_step", out.field_step);
   config::read_key(j, "brain.", "device", out.device);
+  config::read_choice(j, "brain.", "profile", out.profile, kProfiles);
+  config::read_choice(j, "brain.", "legacy_clock", out.legacy_clock, kClocks);
+  config::read_choice(j, "brain.", "legacy_planner", out.legacy_planner, kPlanners);
+  config::read_choice(j, "brain.", "legacy_reward", out.legacy_reward, kRewards);
   out.validate();
   c = out;
 }

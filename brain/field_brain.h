@@ -65,9 +65,10 @@ class FieldBrainImpl : public torch::nn::Module {
                                              // state untouched then
   // The brain archive version the last load() read (0: none). Versions 1 and 2 are migrated:
   // their generator states are dropped and the noise follows the version-3 Philox streams
-  // from the saved cycle (docs/robots.md "Save versions"); callers log that.
+  // from the saved cycle (docs/robots.md "Save versions"); callers log that. Version 3 is
+  // version 4 without the meta "profile" and loads as the fieldbrain profile.
   int loaded_archive_version() const { return loaded_archive_version_; }
-  static constexpr int kArchiveVersion = 3;  // the brain archive version save() writes
+  static constexpr int kArchiveVersion = 4;  // the brain archive version save() writes
 
   // Host time per stage of the last cycle (brain/stage_timer.h); off unless turned on here.
   void set_stage_timing(bool on) { stages_.enable(on); }

@@ -7,6 +7,7 @@
 
 #include "brain/field_brain.h"
 #include "brain/field_brain_parts.h"
+#include "brain/legacy_profile.h"
 #include "brain/persistence.h"
 #include "brain/sync_counter.h"
 
@@ -15,7 +16,9 @@ namespace fieldbrain {
 namespace {
 
 constexpr const char* kArchiveFormat = "fieldbrain-brain";
-// Version 3: the randomness state is the buffer noise_key (seed, cycle per robot); no
+// Version 4: version 3 with the meta "profile": "fieldbrain" (the legacy profile's saves say
+// "legacy" and are refused here by name; a save without it, version 3 or older, is this
+// profile's). Version 3: the randomness state is the buffer noise_key (seed, cycle per robot); no
 // generator states. Version 2 stored only the live attractor slots (brain/persistence.h,
 // PackedSlots) and version 1 the whole bank, both with mt19937 generator states: they are
 // migrated on load (docs/robots.md "Save versions"): everything is loaded, the generator states
@@ -47,6 +50,9 @@ ArchiveContents FieldBrainImpl::archive_contents() const {
   nlohmann::json& meta = out.meta;
   meta["format"] = kArchiveFormat;
   meta["version"] = kArchiveVersion;
+  // Which cycle saved it (the legacy profile's saves say "legacy"); saves made before profiles
+  // existed have no "profile" and are read as this one.
+  meta["profile"] = to_string(BrainProfile::Fieldbrain);
   meta["config"] = config_;
   meta["robot_keys"] = keys_;
   return out;
@@ -57,6 +63,12 @@ void FieldBrainImpl::load(const std::string& path) {
   auto fail = [&](const std::string& what) {
     throw std::runtime_error(fmt::format("FieldBrain::load({}): {}", path, what));
   };
+  const std::string profile = saved_profile(a.meta);
+  if (!profile.empty() && profile != to_string(BrainProfile::Fieldbrain)) {
+    fail(fmt::format("a save of the \"{}\" profile; this brain runs \"profile\": \"fieldbrain\" "
+                     "and loads only its own saves",
+                     profile));
+  }
   // The metadata is read by hand: json::value() throws json errors that name no file on a
   // wrong type, and get<int>() of 1e300 is undefined.
   const auto field = [&](const nlohmann::json& j, const char* key) -> const nlohmann::json* {

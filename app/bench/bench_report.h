@@ -14,6 +14,7 @@ namespace bench {
 struct BenchRow {
   std::string impl;  // "field_step_op" | "field_step_reference" | "copy" | "cpp_reference" |
                      // "cpp_fast" | "python" (cycle) | "python_eager" | "torch_compile" (field step)
+                     // | "legacy" | "python_original" (the legacy profile and em-brain's cycle)
   std::string device = "cpu";  // where the row ran: "cpu" | "cuda"
   std::string skipped;         // non-empty: the row could not run here, and why (not timed)
   int64_t R = 0;
@@ -37,8 +38,9 @@ struct BenchRow {
 };
 
 // Field-step rows are compared with field_step_reference and python_eager, cycle rows with
-// cpp_reference and python; every row with the copy of the same (R, B) (copy_ms / ms: 1 =
-// memory bound). Skipped rows get no ratios and serve as no baseline.
+// cpp_reference and python, the legacy row with python_original (the original em-brain) only;
+// every row with the copy of the same (R, B) (copy_ms / ms: 1 = memory bound). Skipped rows get
+// no ratios and serve as no baseline.
 void add_ratios(std::vector<BenchRow>& rows);
 void print_table(const std::vector<BenchRow>& rows);  // and the per-stage table of cycle rows
 // Per cycle-like impl and R: robot-cycles/s at each B beside B = 1's, and their ratio (what

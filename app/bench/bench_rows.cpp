@@ -20,6 +20,8 @@
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "brain/field_dynamics.h"
+#include "brain/legacy/legacy_brain.h"
+#include "brain/legacy_profile.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/caching_allocator.h"
 #include "brain/ops/field_readout.h"
@@ -336,6 +338,111 @@ BenchRow time_python_cycle(const torch::Device& device, int64_t B, int64_t R, in
   row.ms_min = row.ms_per_cycle;  // the script reports the mean only
   row.iterations = cycles;
   row.note = "mean";
+  return row;
+}
+
+BenchRow time_legacy_cycle(int64_t R, const RowBudget& budget) {
+  torch::NoGradGuard no_grad;
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);  // P5: the original is timed pinned to one thread
+  legacy::LegacyOptions o;
+  o.resolution = R;
+  o.sensory_dim = 24;
+  o.motor_dim = 4;
+  legacy::LegacyBrain brain(o);
+  const auto frames = smooth_stream(1, o.sensory_dim);
+  std::vector<std::vector<double>> lists;
+  for (const auto& f : frames) {
+    const auto row = f[0].to(torch::kFloat64).contiguous();
+    lists.emplace_back(row.data_ptr<double>(), row.data_ptr<double>() + row.numel());
+  }
+  BenchRow row;
+  try {
+    row = measure("legacy", torch::Device(torch::kCPU), 1, R, budget, [&](int64_t i) {
+      brain->step(lists[static_cast<size_t>(i % 64)],
+                  legacy_clock_seconds(LegacyClock::Fixed, brain->cycle()));
+    });
+  } catch (...) {
+    at::set_num_threads(threads);
+    throw;
+  }
+  at::set_num_threads(threads);
+  row.threads = 1;
+  row.syncs_per_cycle = -1;
+  row.note = "legacy profile, S24 M4, 1 thread";
+  return row;
+}
+
+BenchRow time_original_cycle(const std::string& em_brain, int64_t R, int64_t cycles) {
+  BenchRow row;
+  row.impl = "python_original";
+  row.R = R;
+  row.B = 1;
+  row.threads = 1;
+  row.allocs_per_cycle = -1;
+  row.tensor_buffers_per_cycle = -1;
+  row.syncs_per_cycle = -1;
+  if (em_brain.empty()) {
+    row.skipped = "needs --em-brain PATH (an em-brain checkout at ef2bdb8)";
+    return row;
+  }
+  const std::string script =
+      fmt::format("{} {}/scripts/legacy/run_original.py", FIELDBRAIN_PYTHON, FIELDBRAIN_SOURCE_DIR);
+  const auto out = std::filesystem::temp_directory_path() /
+                   fmt::format("fieldbrain-bench-original-{}-{}", getpid(), R);
+  // One pinned run of n cycles (smooth input, seed 42, as compare-original runs it): its wall
+  // time, or its --time report when the script has one.
+  const auto run = [&](int64_t n, const char* extra) {
+    const std::string cmd = fmt::format(
+        "{} --em-brain '{}' --out '{}' --stream smooth --rewards off --R {} --S 24 --M 4 "
+        "--cycles {} --seed 42{} 2>&1",
+        script, em_brain, out.string(), R, n, extra);
+    const auto t0 = std::chrono::steady_clock::now();
+    nlohmann::json j;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("cannot run: " + cmd);
+    std::string output, last_json;
+    char buf[1024];
+    while (fgets(buf, sizeof buf, pipe) != nullptr) {
+      output += buf;
+      if (buf[0] == '{') last_json = buf;
+    }
+    if (pclose(pipe) != 0) {
+      throw std::runtime_error("the original failed (" + cmd + "):\n" + output);
+    }
+    j["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!last_json.empty()) j["report"] = nlohmann::json::parse(last_json);
+    return j;
+  };
+  try {
+    FILE* help = popen((script + " --help 2>&1").c_str(), "r");
+    std::string usage;
+    char buf[1024];
+    while (help != nullptr && fgets(buf, sizeof buf, help) != nullptr) usage += buf;
+    if (help != nullptr) pclose(help);
+    if (usage.find("--time") != std::string::npos) {
+      const auto j = run(cycles, " --time").at("report");
+      row.ms_per_cycle = j.at("ms_per_cycle").get<double>();
+      row.ms_min = j.value("ms_min", row.ms_per_cycle);
+      row.note = "em-brain, pinned, 1 thread; run_original.py --time";
+    } else {
+      // No timing mode: the difference of two runs' wall times cancels start-up and
+      // construction (the hardware benchmark P6 runs in both).
+      const int64_t few = 2;
+      const double t_few = run(few, "").at("wall_s").get<double>();
+      const double t_many = run(few + cycles, "").at("wall_s").get<double>();
+      row.ms_per_cycle = 1000.0 * std::max(0.0, t_many - t_few) / static_cast<double>(cycles);
+      row.ms_min = row.ms_per_cycle;
+      row.note =
+          fmt::format("em-brain, pinned, 1 thread; wall({}) - wall({}) cycles", few + cycles, few);
+    }
+    row.iterations = cycles;
+  } catch (const std::exception& e) {
+    row.skipped = "run_original.py failed (see stderr)";
+    fmt::print(stderr, "{}\n", e.what());
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(out, ignored);
   return row;
 }
 

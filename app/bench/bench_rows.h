@@ -59,6 +59,16 @@ BenchRow time_brain_load(const torch::Device& device, int64_t B, int64_t R, cons
 // --device ...` (a row the local torch cannot run, e.g. no CUDA, comes back `skipped`).
 BenchRow time_python_cycle(const torch::Device& device, int64_t B, int64_t R, int64_t cycles,
                            int64_t threads);
+// The legacy profile's cycle (one LegacyBrain, brain/legacy/LEGACY.md; S = 24, M = 4, a
+// smooth stream, the fixed clock) at R, B = 1 (the original has no batch), on the CPU with one
+// intra-op thread as the pinned original runs (row "legacy").
+BenchRow time_legacy_cycle(int64_t R, const RowBudget& budget);
+// The original em-brain's cycle (row "python_original") at R, S = 24, M = 4, on the user's
+// checkout through scripts/legacy/run_original.py, pinned like compare-original: its --time
+// report when the script has that mode, else the wall-time difference of a 2-cycle and a
+// (2 + cycles)-cycle run (start-up and construction cancel). Skipped (with the reason) when
+// em_brain is empty or the run fails.
+BenchRow time_original_cycle(const std::string& em_brain, int64_t R, int64_t cycles);
 // The reference's field_step on `device` through the Python torch of FIELDBRAIN_PYTHON:
 // mode "eager" (row python_eager) or "compile" (row torch_compile, torch.compile). A row the
 // local torch cannot produce (no torch.compile before 2.0, no CUDA) comes back with

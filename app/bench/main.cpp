@@ -4,9 +4,10 @@
 // has it), and whole cycles of the C++ reference path, the C++ fast path and the Python
 // reference (CPU), the server's tick over B robots (a resident BrainGroup: group, group_churn;
 // the single brains of before: tick_singles), at R in {16, 32, 64} x B in {1, 4, 16} (--quick:
-// R = 32, B in {1, 4}). After the table, robot-cycles/s at each B beside B = 1's.
-// Every row but the Python cycle runs on --device (CUDA rows timed with CUDA events). Prints
-// a table; --json writes {"rows": [...]}, each row with its "device".
+// R = 32, B in {1, 4}); the legacy profile's cycle beside the original em-brain's (rows legacy,
+// python_original with --em-brain PATH) at B = 1, R <= 32. After the table, robot-cycles/s at
+// each B beside B = 1's. Every row but the Python cycle runs on --device (CUDA rows timed with
+// CUDA events). Prints a table; --json writes {"rows": [...]}, each row with its "device".
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -35,7 +36,8 @@ const std::vector<std::string> kAllImpls = {
     "copy",          "field_step_op", "field_step_seeded",    "philox_fill",
     "field_step_reference", "field_readout_op", "python_eager", "torch_compile",
     "cpp_fast",      "cpp_reference", "python",               "load",
-    "group",         "group_churn",   "tick_singles"};
+    "group",         "group_churn",   "tick_singles",         "legacy",
+    "python_original"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   bool no_pool = false;
   int64_t sensory_dim = fieldbrain::BrainConfig{}.sensory_dim;
   int64_t motor_dim = fieldbrain::BrainConfig{}.motor_dim;
+  std::string em_brain;
   std::string device_name = "cpu";
   app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
   app.add_option("--json", json_path, "write the rows as JSON to this file");
@@ -67,6 +70,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
   app.add_option("--device", device_name, "cpu (default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option(
+      "--em-brain", em_brain,
+      "an em-brain checkout (ef2bdb8): times the original's cycle (row python_original)");
   app.add_flag("--no-pool", no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
   app.add_option("--sensory-dim", sensory_dim, "S of the cycle rows' brains (PiCar-X: 12)")
@@ -132,6 +138,11 @@ int main(int argc, char** argv) {
       run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
       run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
       run("load", [&] { return time_brain_load(device, B, R, slow); });
+      // The legacy profile and the original have no batch and serve R 16 and 32.
+      if (B == 1 && R <= 32) {
+        run("legacy", [&] { return time_legacy_cycle(R, slow); });
+        run("python_original", [&] { return time_original_cycle(em_brain, R, quick ? 5 : 20); });
+      }
       run("python", [&] {
         return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
                                  at::get_num_threads());

@@ -1,7 +1,9 @@
 // fieldbrain: runs N brain cycles on a synthetic PiCar-X input stream and prints cycles/s and
 // the telemetry of the last cycle. With --python it also times the Python reference
 // (scripts/reference/fieldbrain_ref.py) at the same R and B, so both numbers come from one
-// command. `fieldbrain replay FOLDER` replays a recorded server session (docs/replay.md).
+// command. `fieldbrain replay FOLDER` replays a recorded server session (docs/replay.md);
+// `fieldbrain compare-original --em-brain PATH` checks the legacy profile against the user's
+// em-brain (docs/legacy.md).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "app/fieldbrain/compare_original_command.h"
 #include "app/fieldbrain/picarx_stream.h"
 #include "app/fieldbrain/replay_command.h"
 #include "brain/brain_config.h"
@@ -77,8 +80,16 @@ int main(int argc, char** argv) {
   app.add_flag("--stages", stages, "print the mean host ms of each stage of the cycle");
   fieldbrain::ReplayCommand replay;
   fieldbrain::add_replay_command(app, replay);
-  CLI11_PARSE(app, argc, argv);
+  fieldbrain::CompareOriginalCommand compare;
+  fieldbrain::add_compare_original_command(app, compare);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; bad usage exits 2, as the subcommands' own usage errors do.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (*replay.sub) return fieldbrain::run_replay_command(replay);
+  if (*compare.sub) return fieldbrain::run_compare_original_command(compare);
 
   try {
     // A cycle creates the same tensors every time: serve them from a pool (no malloc, no page
@@ -88,6 +99,11 @@ int main(int argc, char** argv) {
     fieldbrain::BrainConfig config = read_brain_config(config_path);
     if (resolution > 0) config.resolution = resolution;
     if (!field_step.empty()) config.field_step = field_step;
+    if (config.profile != fieldbrain::BrainProfile::Fieldbrain) {
+      throw std::runtime_error(
+          "this runner times the fieldbrain profile; for \"profile\": \"legacy\" use "
+          "fieldbrain-bench --impl legacy, or fieldbrain compare-original (docs/legacy.md)");
+    }
 
     std::vector<uint64_t> keys;
     for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));

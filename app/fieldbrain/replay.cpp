@@ -12,6 +12,8 @@
 
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
+#include "brain/legacy/legacy_brain.h"
+#include "brain/legacy_profile.h"
 
 namespace fieldbrain {
 
@@ -75,18 +77,53 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     throw std::runtime_error(fmt::format("{}: the arrays do not hold {} cycles of S = {}, M = {}",
                                          r.folder, r.cycles, S, M));
   }
+  const bool legacy = r.brain.profile == BrainProfile::Legacy;
+  if (legacy && (options.python || !options.field_step.empty() ||
+                 (!options.device.empty() && options.device != "cpu"))) {
+    throw std::runtime_error(fmt::format(
+        "{}: a legacy-profile session replays through the legacy brain only (no --python, "
+        "--field-step or GPU); `fieldbrain compare-original --recording` runs the original on it",
+        r.folder));
+  }
   const BrainConfig config = replay_brain_config(r, options.field_step, options.device);
   ReplayReport report;
   report.cycles = r.cycles;
-  report.field_step = config.field_step;
+  report.field_step = legacy ? std::string("legacy profile") : config.field_step;
   report.device = config.device;
-  report.tolerance =
-      options.tolerance >= 0 ? options.tolerance : (config.field_step == "reference" ? 1e-5 : 1e-4);
+  report.tolerance = options.tolerance >= 0
+                         ? options.tolerance
+                         : (legacy || config.field_step == "reference" ? 1e-5 : 1e-4);
 
   std::vector<float> py;
   if (options.python) {
     py = python_motors(r);
     report.python_ran = true;
+  }
+  if (legacy) {
+    // The robot's legacy brain as the server built it (brain/legacy_profile.h), on the fixed
+    // clock (a session served on the wall clock cannot be replayed exactly).
+    legacy::LegacyOptions o;
+    o.sensory_dim = S;
+    o.motor_dim = M;
+    o.resolution = config.resolution;
+    o.seed = legacy_robot_seed(config.seed, r.key_hash);
+    o.planner = config.legacy_planner == LegacyPlanner::Sync
+                    ? legacy::LegacyOptions::Planner::Synchronous
+                    : legacy::LegacyOptions::Planner::Off;
+    legacy::LegacyBrain brain(o);
+    std::vector<float> m(static_cast<size_t>(M));
+    for (int64_t i = 0; i < r.cycles; ++i) {
+      const auto list = legacy_input_list(r.sensors.data() + i * S, S, r.reward[size_t(i)],
+                                          config.legacy_reward);
+      const auto out = brain->step(list, legacy_clock_seconds(LegacyClock::Fixed, i));
+      for (int64_t j = 0; j < M; ++j) m[size_t(j)] = static_cast<float>(out[size_t(j)]);
+      CycleDiff d;
+      d.cycle = i;
+      d.vs_recording = max_abs_diff(m.data(), r.motors.data() + i * M, M);
+      report.vs_recording.take(d.vs_recording, i);
+      if (on_cycle) on_cycle(d);
+    }
+    return report;
   }
   // A brain the recording describes but this machine cannot build (no CUDA, a field_step file
   // that does not load, memory): say so in one line, without LibTorch's stack trace.

@@ -1,6 +1,8 @@
 // `fieldbrain replay`: runs a recorded session (app/fieldbrain/recording.h) through a fresh
 // brain with the robot's key, seed and brain config, and compares the motors cycle by cycle
 // with those the server sent and, optionally, with the Python reference's on the same inputs.
+// A session of the legacy profile replays through a LegacyBrain with the robot's seed, input
+// list and the fixed clock (brain/legacy_profile.h); the Python reference does not apply.
 #pragma once
 
 #include <cstdint>

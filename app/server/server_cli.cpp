@@ -83,7 +83,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--max-live-brains-per-address", max_live_per_address,
                 "robots.max_live_brains_per_address (0 = a quarter of max_live_brains)");
   std::optional<std::string> host, monitor_host, monitor_token, state_dir, log_level, field_step,
-      device, record_dir;
+      device, record_dir, profile, legacy_clock, legacy_planner, legacy_reward;
   std::optional<int> port, monitor_port, max_dim, max_bad_frames, max_monitor_clients,
       max_connections, max_per_address, log_lines_per_minute;
   std::optional<size_t> max_write_queue;
@@ -142,6 +142,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--telemetry-every", telemetry_every, "brain.telemetry_every");
   override_flag(app, "--field-step", field_step, "brain.field_step");
   override_flag(app, "--device", device, "brain.device (cpu|cuda)");
+  override_flag(app, "--profile", profile, "brain.profile (fieldbrain|legacy; docs/legacy.md)");
+  override_flag(app, "--legacy-clock", legacy_clock, "brain.legacy_clock (fixed|wall)");
+  override_flag(app, "--legacy-planner", legacy_planner, "brain.legacy_planner (off|sync)");
+  override_flag(app, "--legacy-reward", legacy_reward, "brain.legacy_reward (drop|append)");
   override_flag(app, "--sensory-dim", sensory_dim, "brain.sensory_dim (JSON handshake default)");
   override_flag(app, "--motor-dim", motor_dim, "brain.motor_dim (JSON handshake default)");
 
@@ -217,6 +221,10 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (telemetry_every) c.brain["telemetry_every"] = *telemetry_every;
   if (field_step) c.brain["field_step"] = *field_step;
   if (device) c.brain["device"] = *device;
+  if (profile) c.brain["profile"] = *profile;
+  if (legacy_clock) c.brain["legacy_clock"] = *legacy_clock;
+  if (legacy_planner) c.brain["legacy_planner"] = *legacy_planner;
+  if (legacy_reward) c.brain["legacy_reward"] = *legacy_reward;
   if (sensory_dim) c.brain["sensory_dim"] = *sensory_dim;
   if (motor_dim) c.brain["motor_dim"] = *motor_dim;
   try {

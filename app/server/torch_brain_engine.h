@@ -13,6 +13,7 @@ namespace fieldbrain::server {
 
 // `brain_config` is the "brain" object of the server config (fieldbrain::BrainConfig keys;
 // unknown keys refused). Its sensory_dim/motor_dim are replaced by each robot's handshake.
+// "profile": "legacy" gives the legacy profile's engine (legacy_brain_engine.h) instead.
 // Throws std::invalid_argument when the config does not parse or validate.
 std::unique_ptr<BrainEngine> make_field_brain_engine(const nlohmann::json& brain_config);
 

@@ -63,3 +63,72 @@ TEST_CASE("S, M and R out of range are refused and named", "[brain]") {
 }
 
 }  // namespace fieldbrain
+
+namespace fieldbrain {
+
+TEST_CASE("The profile is fieldbrain unless the config says legacy", "[brain]") {
+  const BrainConfig defaults;
+  CHECK(defaults.profile == BrainProfile::Fieldbrain);
+  CHECK(defaults.legacy_clock == LegacyClock::Fixed);
+  CHECK(defaults.legacy_planner == LegacyPlanner::Off);
+  CHECK(defaults.legacy_reward == LegacyReward::Drop);
+  CHECK(nlohmann::json{{"resolution", 16}}.get<BrainConfig>().profile == BrainProfile::Fieldbrain);
+
+  SECTION("each name parses and survives a round trip") {
+    const auto c = nlohmann::json{{"profile", "legacy"}, {"legacy_clock", "wall"},
+                                  {"legacy_planner", "sync"}, {"legacy_reward", "append"}}
+                       .get<BrainConfig>();
+    CHECK(c.profile == BrainProfile::Legacy);
+    CHECK(c.legacy_clock == LegacyClock::Wall);
+    CHECK(c.legacy_planner == LegacyPlanner::Sync);
+    CHECK(c.legacy_reward == LegacyReward::Append);
+    const nlohmann::json j = c;
+    CHECK(j.at("profile") == "legacy");
+    CHECK(j.at("legacy_clock") == "wall");
+    CHECK(j.at("legacy_planner") == "sync");
+    const auto back = j.get<BrainConfig>();
+    CHECK(back.profile == BrainProfile::Legacy);
+    CHECK(back.legacy_clock == LegacyClock::Wall);
+    CHECK(back.legacy_planner == LegacyPlanner::Sync);
+    CHECK(back.legacy_reward == LegacyReward::Append);
+    CHECK(nlohmann::json{{"profile", "fieldbrain"}}.get<BrainConfig>().profile ==
+          BrainProfile::Fieldbrain);
+  }
+  SECTION("an unknown name is refused, naming the key and the choices") {
+    const auto msg = error_of({{"profile", "original"}});
+    CHECK_THAT(msg, Catch::Contains("profile") && Catch::Contains("original") &&
+                        Catch::Contains("\"legacy\"") && Catch::Contains("\"fieldbrain\""));
+    CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_clock", "slow"}}),
+               Catch::Contains("legacy_clock") && Catch::Contains("\"fixed\""));
+    CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_planner", "async"}}),
+               Catch::Contains("legacy_planner") && Catch::Contains("\"sync\""));
+    CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_reward", "keep"}}),
+               Catch::Contains("legacy_reward") && Catch::Contains("\"append\""));
+    CHECK_THAT(error_of({{"profile", 1}}), Catch::Contains("profile"));
+  }
+}
+
+TEST_CASE("The legacy profile refuses the GPU, naming the key", "[brain]") {
+  CHECK_THAT(error_of({{"profile", "legacy"}, {"device", "cuda"}}),
+             Catch::Contains("device") && Catch::Contains("legacy"));
+  CHECK_THAT(error_of({{"profile", "legacy"}, {"device", "cuda:1"}}), Catch::Contains("device"));
+  CHECK(error_of({{"profile", "legacy"}, {"device", "cpu"}}).empty());
+  CHECK(error_of({{"device", "cuda"}}).empty());
+}
+
+TEST_CASE("Keys of the other profile: the legacy profile ignores the fieldbrain cycle's, legacy "
+          "keys away from their defaults need the legacy profile", "[brain]") {
+  // configs/default.json with only the profile changed must start.
+  CHECK(error_of({{"profile", "legacy"}, {"field_step", "fast"}, {"attractor_capacity", 3},
+                  {"telemetry_every", 7}})
+            .empty());
+  CHECK_THAT(error_of({{"legacy_clock", "wall"}}),
+             Catch::Contains("legacy_clock") && Catch::Contains("\"profile\": \"legacy\""));
+  CHECK_THAT(error_of({{"profile", "fieldbrain"}, {"legacy_planner", "sync"}}),
+             Catch::Contains("legacy_planner"));
+  CHECK_THAT(error_of({{"legacy_reward", "append"}}), Catch::Contains("legacy_reward"));
+  // A config written by to_json carries every key at its default: it reads back.
+  CHECK(error_of(nlohmann::json(BrainConfig{})).empty());
+}
+
+}  // namespace fieldbrain

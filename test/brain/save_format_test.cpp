@@ -47,7 +47,7 @@ TEST_CASE("A saved brain stores only its live attractor slots and opens with wei
   std::filesystem::remove(path);
 }
 
-TEST_CASE("A version-3 save holds the noise key (seed, cycle) and no generator state",
+TEST_CASE("A version-4 save holds its profile, the noise key (seed, cycle) and no generator state",
           "[brain][persistence][philox]") {
   const auto config = small_config(8);
   const std::vector<uint64_t> keys{5, 6};
@@ -56,7 +56,9 @@ TEST_CASE("A version-3 save holds the noise key (seed, cycle) and no generator s
   for (int64_t i = 0; i < 7; ++i) brain->step(test_sensors(i, keys, 24), test_reward(i, keys));
   brain->save(path);
   const Archive a = load_archive(path);
-  CHECK(a.meta.at("version") == 3);
+  CHECK(a.meta.at("version") == 4);
+  CHECK(a.meta.at("profile") == "fieldbrain");
+  CHECK(a.meta.at("config").at("profile") == "fieldbrain");
   for (const auto& [name, t] : a.tensors) CHECK(name.rfind("generator.", 0) == std::string::npos);
   const auto key = a.tensors.at("state.noise_key");
   REQUIRE(key.sizes() == torch::IntArrayRef({2, 2}));
@@ -67,7 +69,7 @@ TEST_CASE("A version-3 save holds the noise key (seed, cycle) and no generator s
   // Round trip: a fresh brain loads it and continues exactly like the saved one.
   auto loaded = make_brain(config, keys);
   loaded->load(path);
-  CHECK(loaded->loaded_archive_version() == 3);
+  CHECK(loaded->loaded_archive_version() == 4);
   CHECK(first_difference(snapshot(*brain), snapshot(*loaded)).empty());
   for (int64_t i = 7; i < 12; ++i) {
     const auto s = test_sensors(i, keys, 24);
@@ -113,29 +115,68 @@ TEST_CASE("A version-2 save is migrated: its state loads and the noise follows P
     const auto r = test_reward(i, keys);
     CHECK(torch::equal(brain->step(s, r), loaded->step(s, r)));
   }
-  // Saving again writes version 3.
+  // Saving again writes version 4.
   loaded->save(path);
-  CHECK(load_archive(path).meta.at("version") == 3);
+  CHECK(load_archive(path).meta.at("version") == 4);
   std::filesystem::remove(path);
 }
 
 TEST_CASE("A save from a newer release is refused with its version named", "[brain][persistence]") {
   const auto config = small_config(8);
   const std::vector<uint64_t> keys{5};
-  const auto path = temp_path("v4.pt");
+  const auto path = temp_path("v5.pt");
   auto brain = make_brain(config, keys);
   ArchiveContents future = brain->archive_contents();
-  future.meta["version"] = 4;
+  future.meta["version"] = 5;
   future.save(path);
   auto other = make_brain(config, keys);
   const auto before = snapshot(*other);
-  CHECK_THROWS_WITH(other->load(path), Catch::Contains("unsupported brain archive version 4"));
+  CHECK_THROWS_WITH(other->load(path), Catch::Contains("unsupported brain archive version 5"));
   CHECK(first_difference(before, snapshot(*other)).empty());
-  // A v3 file whose key disagrees with its cycle counter is refused too.
+  // A file whose key disagrees with its cycle counter is refused too.
   ArchiveContents bad = brain->archive_contents();
   bad.tensors["state.noise_key"][0][1] = 5;
   bad.save(path);
   CHECK_THROWS_WITH(other->load(path), Catch::Contains("noise_key's cycles differ"));
+  std::filesystem::remove(path);
+}
+
+
+TEST_CASE("A version-3 save, without a profile, loads as the fieldbrain profile",
+          "[brain][persistence]") {
+  const auto config = small_config(8);
+  const std::vector<uint64_t> keys{5};
+  const auto path = temp_path("v3.pt");
+  auto brain = make_brain(config, keys);
+  for (int64_t i = 0; i < 4; ++i) brain->step(test_sensors(i, keys, 24), test_reward(i, keys));
+  ArchiveContents old = brain->archive_contents();
+  old.meta["version"] = 3;
+  old.meta.erase("profile");
+  old.meta["config"].erase("profile");
+  old.meta["config"].erase("legacy_clock");
+  old.meta["config"].erase("legacy_planner");
+  old.meta["config"].erase("legacy_reward");
+  old.save(path);
+  auto loaded = make_brain(config, keys);
+  loaded->load(path);
+  CHECK(loaded->loaded_archive_version() == 3);
+  CHECK(first_difference(snapshot(*brain), snapshot(*loaded)).empty());
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A save of the legacy profile is refused with the profile named",
+          "[brain][persistence]") {
+  const auto config = small_config(8);
+  const std::vector<uint64_t> keys{5};
+  const auto path = temp_path("legacy.pt");
+  auto brain = make_brain(config, keys);
+  ArchiveContents other_profile = brain->archive_contents();
+  other_profile.meta = {{"profile", "legacy"}, {"format", "fieldbrain-legacy-brain"}};
+  other_profile.save(path);
+  auto fresh = make_brain(config, keys);
+  const auto before = snapshot(*fresh);
+  CHECK_THROWS_WITH(fresh->load(path), Catch::Contains("\"legacy\" profile"));
+  CHECK(first_difference(before, snapshot(*fresh)).empty());
   std::filesystem::remove(path);
 }
 

@@ -50,7 +50,7 @@ struct Sent {
 
 // One JSON-lines robot, kCycles cycles of varying sensors and rewards (some strong enough to
 // store reward attractors), through a server that records.
-Sent run_recorded_session(const ServerConfig& c) {
+Sent run_recorded_session(const ServerConfig& c, int sensory_dim = kS, int motor_dim = kM) {
   spdlog::set_level(spdlog::level::off);
   auto engine = make_field_brain_engine(c.brain);
   Sent sent;
@@ -58,11 +58,16 @@ Sent run_recorded_session(const ServerConfig& c) {
     Server server(c, *engine);
     server.start();
     RobotClient robot(server.port(), 30.0);
-    robot.send_text(R"({"type":"handshake","robot_id":"rec-1","sensory_dim":6,"motor_dim":3})" "\n");
+    robot.send_text(nlohmann::json{{"type", "handshake"},
+                                   {"robot_id", "rec-1"},
+                                   {"sensory_dim", sensory_dim},
+                                   {"motor_dim", motor_dim}}
+                        .dump() +
+                    "\n");
     REQUIRE(robot.read_line());
     for (int i = 0; i < kCycles; ++i) {
-      std::vector<float> s(kS);
-      for (int j = 0; j < kS; ++j) s[j] = 0.6f * std::sin(0.37f * i + 1.3f * j);
+      std::vector<float> s(static_cast<size_t>(sensory_dim));
+      for (int j = 0; j < sensory_dim; ++j) s[j] = 0.6f * std::sin(0.37f * i + 1.3f * j);
       const float reward = (i % 7 == 3) ? 0.8f : 0.02f * i;
       robot.send_text(nlohmann::json{{"type", "sensors"}, {"values", s}, {"reward", reward}}.dump() +
                       "\n");
@@ -143,6 +148,26 @@ TEST_CASE("a recorded session replays to the motors the server sent", "[replay][
     resumed.start_cycle = 100;
     CHECK_THROWS_WITH(replay_recording(resumed, {}), Catch::Contains("resumed"));
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a legacy-profile session replays to the motors the server sent", "[replay][legacy]") {
+  const fs::path dir = fresh_dir("fieldbrain-record-legacy");
+  ServerConfig c = recording_config(dir);
+  // The PiCar-X sizes; rewards reach the original (legacy_reward "append").
+  c.brain = {{"profile", "legacy"}, {"resolution", 16}, {"seed", 11}, {"legacy_reward", "append"}};
+  const Sent sent = run_recorded_session(c, 12, 6);
+  const Recording r = load_recording(only_session(dir).string());
+  REQUIRE(r.cycles == kCycles);
+  CHECK(r.meta["brain"]["profile"] == "legacy");
+  const ReplayReport rep = replay_recording(r, {});
+  CHECK(rep.field_step == "legacy profile");
+  CHECK(rep.tolerance == 1e-5);
+  CHECK(rep.vs_recording.diff == 0.0);
+  CHECK(rep.ok());
+  ReplayOptions python;
+  python.python = true;
+  CHECK_THROWS_WITH(replay_recording(r, python), Catch::Contains("compare-original"));
   fs::remove_all(dir);
 }
 

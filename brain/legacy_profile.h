@@ -1,0 +1,37 @@
+// What the legacy profile ("profile": "legacy", docs/legacy.md) decides around the original's
+// cycle, written once for everything that feeds a LegacyBrain (the server's engine, the
+// compare-original command, the bench): the per-robot seed, the clock of a cycle, the input
+// list made from a robot's sensors and reward, and which profile a save belongs to. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "brain/brain_config.h"
+
+namespace fieldbrain {
+
+// The seed of one robot's legacy brain (torch.manual_seed / np.random.seed / random.seed of the
+// original): robot_seed(config seed, robot key hash) as the fieldbrain profile derives each
+// robot's Philox seed, kept to its low 32 bits because np.random.seed takes only [0, 2^32).
+// Telemetry reports it ("seed"), so `run_original.py --seed` reproduces a served robot.
+uint32_t legacy_robot_seed(uint64_t config_seed, uint64_t robot_key_hash);
+
+// The now_s of cycle `cycle` (0-based, continuing across save and resume): Fixed gives
+// kLegacyClockStartS + cycle * kLegacyClockStepS, the pinned original's fake clock; Wall the
+// system clock in seconds since the epoch (time.time()).
+double legacy_clock_seconds(LegacyClock clock, int64_t cycle);
+
+// The original's input list for one cycle: the S sensors, then the reward when `reward` is
+// Append (so the list is longer than S and the original reads it), nothing more when Drop.
+std::vector<double> legacy_input_list(const float* sensors, int64_t sensory_dim, float reward,
+                                      LegacyReward rule);
+
+// The profile a brain archive's meta (brain/persistence.h) was saved by: its "profile", else
+// its config's "profile", else "fieldbrain" for a fieldbrain brain archive without one (every
+// save made before profiles existed); "" when the meta is no brain's.
+std::string saved_profile(const nlohmann::json& archive_meta);
+
+}  // namespace fieldbrain

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "brain/legacy/field_stencils.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -9,30 +10,6 @@ namespace fieldbrain::legacy {
 using torch::indexing::None;
 using torch::indexing::Slice;
 
-namespace {
-torch::Tensor laplacian_kernel(int axis) {
-  torch::Tensor k = torch::zeros({1, 1, 3, 3, 3}, torch::kFloat32);
-  auto a = k.accessor<float, 5>();
-  if (axis == 0) {
-    a[0][0][0][1][1] = 1.0f, a[0][0][1][1][1] = -2.0f, a[0][0][2][1][1] = 1.0f;
-  } else if (axis == 1) {
-    a[0][0][1][0][1] = 1.0f, a[0][0][1][1][1] = -2.0f, a[0][0][1][2][1] = 1.0f;
-  } else {
-    a[0][0][1][1][0] = 1.0f, a[0][0][1][1][1] = -2.0f, a[0][0][1][1][2] = 1.0f;
-  }
-  return k;
-}
-
-torch::Tensor coupling_kernel() {
-  torch::Tensor k = torch::zeros({1, 1, 3, 3, 3}, torch::kFloat32);
-  auto a = k.accessor<float, 5>();
-  for (int x = 0; x < 3; ++x)
-    for (int y = 0; y < 3; ++y)
-      for (int z = 0; z < 3; ++z)
-        if (!(x == 1 && y == 1 && z == 1)) a[0][0][x][y][z] = static_cast<float>(0.1);
-  return k;
-}
-}  // namespace
 
 // EvolvedFieldDynamics.__init__ (+ _initialize_wave_vectors)
 FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options, int64_t n_waves,
@@ -46,8 +23,6 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options, int64_t n_wav
     wv[i] = row / (torch::norm(row) + 1e-8);  // safe_normalize
   }
   wave_vectors_ = register_buffer("wave_vectors", wv);
-  for (int a = 0; a < 3; ++a) diffusion_kernels_[a] = laplacian_kernel(a);
-  coupling_kernel_ = coupling_kernel();
 }
 
 // EvolvedFieldDynamics.initialize_field_dynamics
@@ -112,21 +87,11 @@ torch::Tensor FieldDynamicsImpl::generate_traveling_waves(const std::vector<int6
   return waves;
 }
 
-// EvolvedFieldDynamics._apply_learned_diffusion
+// EvolvedFieldDynamics._apply_learned_diffusion (the three depthwise conv3d calls computed by
+// field_stencils, bit for bit)
 torch::Tensor FieldDynamicsImpl::apply_learned_diffusion(const torch::Tensor& content,
                                                          const torch::Tensor& diffusion) const {
-  const int64_t C = content.size(3);
-  torch::Tensor content_5d = content.permute({3, 0, 1, 2}).unsqueeze(0);
-  torch::Tensor new_content = content.clone();
-  for (int dim = 0; dim < 3; ++dim) {
-    torch::Tensor diff_strength = diffusion.index({"...", dim});
-    torch::Tensor laplacian = torch::conv3d(content_5d, diffusion_kernels_[dim].expand({C, 1, 3, 3, 3}),
-                                            c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{1},
-                                            at::IntArrayRef{1}, C);
-    laplacian = laplacian.squeeze(0).permute({1, 2, 3, 0});
-    new_content += laplacian * diff_strength.unsqueeze(-1);
-  }
-  return new_content;
+  return learned_diffusion(content, diffusion);
 }
 
 // EvolvedFieldDynamics._apply_coupling
@@ -134,13 +99,10 @@ torch::Tensor FieldDynamicsImpl::apply_coupling(const torch::Tensor& content,
                                                 const torch::Tensor& coupling_weights,
                                                 const torch::Tensor& plasticity) const {
   torch::Tensor activation = torch::tanh(content * plasticity.index({"...", 0}).unsqueeze(-1));
-  const int64_t C = activation.size(3);
-  torch::Tensor activation_5d = activation.permute({3, 0, 1, 2}).unsqueeze(0);
-  torch::Tensor coupling = torch::conv3d(activation_5d, coupling_kernel_.expand({C, 1, 3, 3, 3}),
-                                         c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{1},
-                                            at::IntArrayRef{1}, C);
+  // conv3d(activation, 0.1 off-centre, zero padding, depthwise)
+  torch::Tensor coupling = neighbour_sum(activation, static_cast<float>(0.1));
   torch::Tensor avg_weight = torch::mean(coupling_weights, {-1}, true);
-  torch::Tensor influence = coupling.squeeze(0).permute({1, 2, 3, 0}) * avg_weight;
+  torch::Tensor influence = coupling * avg_weight;
   torch::Tensor plasticity_mod = plasticity.index({"...", 1}).unsqueeze(-1);
   return content + influence * plasticity_mod;
 }

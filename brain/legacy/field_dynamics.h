@@ -87,8 +87,6 @@ class FieldDynamicsImpl : public torch::nn::Module {
   FieldDynamicsOptions options_;
   int64_t content_features_ = 48, spatial_features_ = 32;
   torch::Tensor wave_vectors_;          // [n_waves, 3]
-  torch::Tensor diffusion_kernels_[3];  // [1,1,3,3,3] Laplacian along x, y, z
-  torch::Tensor coupling_kernel_;       // [1,1,3,3,3] 0.1 off-centre
   double phase_offset_ = 0.0;
   double self_modification_strength_ = 0.01;
   int64_t evolution_count_ = 0;

@@ -57,6 +57,13 @@ std::vector<double> LegacyBrainImpl::step(const std::vector<double>& sensory_inp
       throw std::invalid_argument("legacy brain: sensory input value " + std::to_string(i) +
                                   " is not a finite number in [-10, 10]");
   }
+  // The original keeps inputs of the first cycle's length in its memories: a later input of the
+  // other length raises inside its cycle (a size mismatch) and returns M-1 zeros with the state
+  // half changed. Refused here instead, before anything changes.
+  if (cycle_->input_length() >= 0 && L != cycle_->input_length())
+    throw std::invalid_argument("legacy brain: sensory input has " + std::to_string(L) +
+                                " values, this brain's inputs have " +
+                                std::to_string(cycle_->input_length()));
   if (!std::isfinite(now_s)) throw std::invalid_argument("legacy brain: the clock is not finite");
   std::vector<double> motors = cycle_->process(sensory_input, now_s);
   return motors;

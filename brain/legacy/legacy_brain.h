@@ -10,7 +10,9 @@
 //  - step() runs one process_robot_cycle on float32 CPU tensors and returns the M motors as the
 //    original's Python floats; it allocates per cycle (host-driven port, not a fused kernel).
 //  - Bad input (a length other than S or S+1, a non-finite value, a value outside [-10, 10], as
-//    the original's validate_list_input) throws std::invalid_argument before any state changes.
+//    the original's validate_list_input), or of another length than the first cycle's (which
+//    makes the original's cycle fail half-way), throws std::invalid_argument before any state
+//    changes.
 //  - save()/load(): the whole state (field, every part's tensors, host scalars, deques and
 //    dicts in order, the torch generator's state with its spare normal, numpy's state), so a
 //    loaded brain continues exactly as the saved one would. load() leaves the brain untouched

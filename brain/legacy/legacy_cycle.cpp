@@ -5,6 +5,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include "brain/legacy/field_stencils.h"
 #include "brain/legacy/motor_generation.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -79,15 +80,7 @@ void LegacyCycle::evolve_field() {
   // 1. the field's own dynamics (with spontaneous activity)
   field_ = dynamics_->evolve_field(field_, gen_);
   // 2. tensor_ops.apply_diffusion(field, 0.05, dims=(0, 1, 2)): periodic
-  const double rate = 0.05;
-  torch::Tensor result = field_.clone();
-  for (int64_t dim = 0; dim < 3; ++dim) {
-    torch::Tensor fwd = torch::roll(field_, {1}, {dim});
-    torch::Tensor back = torch::roll(field_, {-1}, {dim});
-    torch::Tensor diffusion = (fwd + back - 2 * field_) / 2;
-    result = result + rate * diffusion;
-  }
-  field_ = result;
+  field_ = periodic_diffusion(field_, 0.05);
   // 3. reward topology influence
   shaper_.apply_influence(field_);
   // 4. hierarchical prediction's pending update (zeros but its blobs: add the blobs)
@@ -102,6 +95,7 @@ void LegacyCycle::evolve_field() {
 std::vector<double> LegacyCycle::process(const std::vector<double>& input, double now_s) {
   topology_.start_clock(now_s);
   const auto L = static_cast<int64_t>(input.size());
+  input_length_ = L;
   // 1. _create_field_experience
   torch::Tensor raw = torch::empty({L}, torch::kFloat32);
   for (int64_t i = 0; i < L; ++i) raw.data_ptr<float>()[i] = static_cast<float>(input[i]);
@@ -263,7 +257,8 @@ void LegacyCycle::save(StateWriter& w) const {
                       {"last_reward_signal", last_reward_signal_},
                       {"temporal_basis", temporal_basis_},
                       {"discovery_requests", discovery_requests_},
-                      {"last_imprint_strategy", last_imprint_strategy_}};
+                      {"last_imprint_strategy", last_imprint_strategy_},
+                      {"input_length", input_length_}};
   dynamics_->save(w, "field_dynamics");
   shaper_.save(w, "reward_shaping");
   topology_.save(w, "topology");
@@ -293,6 +288,7 @@ void LegacyCycle::load(const StateReader& r) {
   temporal_basis_ = j.at("temporal_basis").get<std::string>();
   discovery_requests_ = j.at("discovery_requests").get<int64_t>();
   last_imprint_strategy_ = j.at("last_imprint_strategy").get<int>();
+  input_length_ = j.at("input_length").get<int64_t>();
   dynamics_->load(r, "field_dynamics");
   shaper_.load(r, "reward_shaping");
   topology_.load(r, "topology");

@@ -43,6 +43,8 @@ class LegacyCycle {
   const PredictiveFieldSystem& predictive() const { return predictive_; }
   const SensoryMapping& mapping() const { return mapping_; }
   int64_t discovery_requests() const { return discovery_requests_; }
+  // The length of the inputs seen so far (-1 before the first cycle).
+  int64_t input_length() const { return input_length_; }
 
   void save(StateWriter& w) const;
   void load(const StateReader& r);
@@ -76,6 +78,7 @@ class LegacyCycle {
   std::string temporal_basis_ = "immediate";
   int64_t discovery_requests_ = 0;  // the planner's discovery requests, recorded and dropped (P4)
   int last_imprint_strategy_ = -1;
+  int64_t input_length_ = -1;
 };
 
 }  // namespace fieldbrain::legacy

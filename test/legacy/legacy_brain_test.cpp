@@ -180,6 +180,8 @@ TEST_CASE("The legacy brain refuses bad input and leaves its state untouched", "
   SECTION("wrong length") {
     CHECK_THROWS_AS(brain->step(std::vector<double>(5, 0.1), 1000.05), std::invalid_argument);
     CHECK_THROWS_AS(brain->step(std::vector<double>(8, 0.1), 1000.05), std::invalid_argument);
+    // S+1 (a reward) is a valid length, but not after inputs of length S
+    CHECK_THROWS_AS(brain->step(std::vector<double>(7, 0.1), 1000.05), std::invalid_argument);
   }
   SECTION("NaN, infinity, out of range") {
     std::vector<double> v(6, 0.1);
@@ -200,5 +202,5 @@ TEST_CASE("The legacy brain refuses bad input and leaves its state untouched", "
   CHECK(brain->cycle() == cycle);
   CHECK(torch::equal(brain->field(), before));
   // and it still runs
-  CHECK(brain->step(std::vector<double>(7, 0.3), 1000.05).size() == 4);
+  CHECK(brain->step(std::vector<double>(6, 0.3), 1000.05).size() == 4);
 }

@@ -22,7 +22,7 @@ class RewardTopologyShaper {
   // discarded by the brain: not computed.
   void process_reward(const torch::Tensor& field, double reward);
   // apply_topology_influence(field), added to the field in place (nothing when no attractor
-  // lives, as adding the original's zeros changes nothing).
+  // lives, as adding the original's zeros changes nothing). `field` must be contiguous.
   void apply_influence(torch::Tensor& field);
 
   int64_t active_attractors() const { return static_cast<int64_t>(attractors_.size()); }
@@ -37,6 +37,7 @@ class RewardTopologyShaper {
     double strength;
     double valence;  // np.sign(reward)
     int64_t age;
+    torch::Tensor norm;  // the pattern's cosine norm [1, 1], computed once
   };
   int64_t max_attractors_;
   double persistence_;

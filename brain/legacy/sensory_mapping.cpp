@@ -60,15 +60,19 @@ Location SensoryMapping::find_imprint_location(const torch::Tensor& raw, const t
   return loc;
 }
 
-// EmergentSensoryMapping._find_existing_location
+// EmergentSensoryMapping._find_existing_location. The similarities to the stored patterns are
+// one batched F.cosine_similarity (each row reduces as the original's single call does).
 std::optional<Location> SensoryMapping::find_existing_location(const torch::Tensor& p,
                                                                const torch::Tensor& field) {
   std::optional<Location> best;
+  if (pattern_memory_.empty()) return best;
   double best_similarity = 0.0;
-  torch::Tensor p0 = p.unsqueeze(0);
+  torch::Tensor memory =
+      torch::stack(std::vector<torch::Tensor>(pattern_memory_.begin(), pattern_memory_.end()));
+  torch::Tensor sims = torch::cosine_similarity(p.unsqueeze(0), memory, 1).contiguous();
+  const float* sp = sims.data_ptr<float>();
   for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
-    const double similarity =
-        torch::cosine_similarity(p0, pattern_memory_[i].unsqueeze(0)).item<double>();
+    const auto similarity = static_cast<double>(sp[i]);
     if (similarity > 0.9 && similarity > best_similarity) {
       const Location& l = location_memory_[i];
       // field[x-1:x+2, ...]: a start of -1 (index 0) is an empty slice, a NaN mean, a reject
@@ -186,12 +190,15 @@ void SensoryMapping::update_pattern_memory(const torch::Tensor& p, const Key& h,
     location_memory_.pop_front();
   }
   const std::size_t begin = tail_begin(pattern_memory_, 10);
-  torch::Tensor p0 = p.unsqueeze(0);
-  for (std::size_t i = begin; i < pattern_memory_.size(); ++i) {
-    const Key& other = pattern_keys_[i];
-    if (other == h) continue;
-    const double correlation =
-        torch::cosine_similarity(p0, pattern_memory_[i].unsqueeze(0)).item<double>();
+  std::vector<std::size_t> rows;
+  std::vector<torch::Tensor> others;
+  for (std::size_t i = begin; i < pattern_memory_.size(); ++i)
+    if (pattern_keys_[i] != h) rows.push_back(i), others.push_back(pattern_memory_[i]);
+  if (rows.empty()) return;
+  torch::Tensor sims = torch::cosine_similarity(p.unsqueeze(0), torch::stack(others), 1).contiguous();
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Key& other = pattern_keys_[rows[r]];
+    const auto correlation = static_cast<double>(sims.data_ptr<float>()[r]);
     auto row = std::find_if(correlation_.begin(), correlation_.end(),
                             [&](const auto& e) { return e.first == h; });
     if (row == correlation_.end()) {

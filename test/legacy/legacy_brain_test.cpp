@@ -26,7 +26,7 @@ constexpr double kMotorTolerance = 1e-5;
 
 std::string fixtures_dir() {
   if (const char* env = std::getenv("FIELDBRAIN_LEGACY_FIXTURES")) return env;
-  return std::string(FIELDBRAIN_SOURCE_DIR) + "/test/fixtures/legacy";
+  return fieldbrain::legacy::legacy_fixture_root();
 }
 
 LegacyOptions options_of(const nlohmann::json& meta) {
@@ -55,7 +55,7 @@ struct Replay {
 };
 
 // Runs cycles [from, to) of the fixture on `brain`, comparing every cycle.
-Replay replay(LegacyBrain& brain, const fieldbrain_test::LegacyFixture& fx, int64_t from, int64_t to) {
+Replay replay(LegacyBrain& brain, const fieldbrain::legacy::LegacyFixture& fx, int64_t from, int64_t to) {
   Replay r;
   auto motors = fx.motors.accessor<double, 2>();
   auto conf = fx.confidence.accessor<double, 1>();
@@ -78,17 +78,38 @@ Replay replay(LegacyBrain& brain, const fieldbrain_test::LegacyFixture& fx, int6
   return r;
 }
 
+// The committed scenarios of brain/legacy/LEGACY.md that are present.
 std::vector<std::string> scenario_names() {
   std::vector<std::string> out;
-  const std::string root = fixtures_dir();
-  if (!std::filesystem::exists(root)) return out;
-  for (const auto& e : std::filesystem::directory_iterator(root)) {
-    const std::string name = e.path().filename().string();
-    if (std::filesystem::exists(e.path() / "motors.npy") && name.find("construction") == std::string::npos)
-      out.push_back(name);
-  }
-  std::sort(out.begin(), out.end());
+  for (const auto& name : fieldbrain::legacy::legacy_scenarios())
+    if (std::filesystem::exists(fixtures_dir() + "/" + name + "/motors.npy")) out.push_back(name);
   return out;
+}
+
+// One scenario, every cycle: motors within 1e-5, confidence and region counts equal; prints the
+// worst motor difference, its cycle and the port's time per cycle.
+void check_scenario(const std::string& name) {
+  at::set_num_threads(1);
+  const std::string dir = fixtures_dir() + "/" + name;
+  REQUIRE(std::filesystem::exists(dir + "/motors.npy"));
+  auto fx = fieldbrain::legacy::load_legacy_fixture(dir);
+  LegacyBrain brain(options_of(fx.meta));
+  const int64_t n = fx.inputs.size(0);
+  const auto t0 = std::chrono::steady_clock::now();
+  Replay r = replay(brain, fx, 0, n);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "legacy parity %-26s cycles %4lld  worst motor diff %.3g at cycle %lld  worst confidence "
+      "diff %.3g  confidence/regions equal: %s/%s  %.2f ms/cycle\n",
+      name.c_str(), static_cast<long long>(n), r.worst_motor, static_cast<long long>(r.worst_cycle),
+      r.worst_confidence, r.first_confidence_mismatch < 0 ? "yes" : "no",
+      r.first_region_mismatch < 0 ? "yes" : "no", ms / static_cast<double>(n));
+  INFO(name << ": first confidence mismatch " << r.first_confidence_mismatch
+            << ", first region-count mismatch " << r.first_region_mismatch);
+  CHECK(r.worst_motor <= kMotorTolerance);
+  CHECK(r.first_confidence_mismatch == -1);
+  CHECK(r.first_region_mismatch == -1);
 }
 
 }  // namespace
@@ -96,43 +117,43 @@ std::vector<std::string> scenario_names() {
 TEST_CASE("The legacy brain's construction draws equal the original's bit for bit", "[parity][legacy]") {
   at::set_num_threads(1);
   const std::string dir = fixtures_dir() + "/r16_s24m4_construction";
-  auto fx = fieldbrain_test::load_legacy_fixture(dir);
+  auto fx = fieldbrain::legacy::load_legacy_fixture(dir);
   LegacyBrain brain(options_of(fx.meta));
   const auto& cycle = brain->cycle_state();
   CHECK(cycle.dynamics()->wave_vectors().size(0) == fx.meta.at("n_waves").get<int64_t>());
-  CHECK(torch::equal(brain->field(), fieldbrain_test::load_npy(dir + "/field.npy")));
+  CHECK(torch::equal(brain->field(), fieldbrain::legacy::read_npy(dir + "/field.npy")));
   const auto& w = cycle.predictive().hierarchy()->weights();
   const char* names[4] = {"immediate", "short_term", "long_term", "abstract"};
   for (int k = 0; k < 4; ++k) {
     INFO(names[k]);
-    CHECK(torch::equal(w[k], fieldbrain_test::load_npy(dir + "/" + names[k] + "_weights.npy")));
+    CHECK(torch::equal(w[k], fieldbrain::legacy::read_npy(dir + "/" + names[k] + "_weights.npy")));
   }
 }
 
-TEST_CASE("Every recorded scenario matches the original cycle by cycle", "[parity][legacy]") {
-  at::set_num_threads(1);
-  const auto names = scenario_names();
-  REQUIRE(!names.empty());
-  for (const auto& name : names) {
-    SECTION(name) {
-      auto fx = fieldbrain_test::load_legacy_fixture(fixtures_dir() + "/" + name);
-      LegacyBrain brain(options_of(fx.meta));
-      const int64_t n = fx.inputs.size(0);
-      const auto t0 = std::chrono::steady_clock::now();
-      Replay r = replay(brain, fx, 0, n);
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("legacy parity %-28s cycles %4lld  worst motor diff %.3g at cycle %lld  worst confidence diff %.3g  confidence/regions equal: %s/%s  %.2f ms/cycle\n",
-                  name.c_str(), static_cast<long long>(n), r.worst_motor,
-                  static_cast<long long>(r.worst_cycle), r.worst_confidence,
-                  r.first_confidence_mismatch < 0 ? "yes" : "no",
-                  r.first_region_mismatch < 0 ? "yes" : "no", ms / static_cast<double>(n));
-      INFO(name << ": first confidence mismatch " << r.first_confidence_mismatch
-                << ", first region-count mismatch " << r.first_region_mismatch);
-      CHECK(r.worst_motor <= kMotorTolerance);
-      CHECK(r.first_confidence_mismatch == -1);
-      CHECK(r.first_region_mismatch == -1);
-    }
-  }
+TEST_CASE("R16 S24 M4 smooth input matches the original cycle by cycle", "[parity][legacy]") {
+  check_scenario("r16_s24m4_smooth");
+}
+TEST_CASE("R16 S24 M4 random input with rewards matches the original cycle by cycle",
+          "[parity][legacy]") {
+  check_scenario("r16_s24m4_random_reward");
+}
+TEST_CASE("R16 S24 M4 negative input with rewards matches the original cycle by cycle",
+          "[parity][legacy]") {
+  check_scenario("r16_s24m4_negative_reward");
+}
+TEST_CASE("R16 S12 M6 smooth input with rewards matches the original cycle by cycle",
+          "[parity][legacy]") {
+  check_scenario("r16_s12m6_smooth_reward");
+}
+TEST_CASE("R16 S12 M6 random input matches the original cycle by cycle", "[parity][legacy]") {
+  check_scenario("r16_s12m6_random");
+}
+TEST_CASE("R16 S12 M6 negative input matches the original cycle by cycle", "[parity][legacy]") {
+  check_scenario("r16_s12m6_negative");
+}
+TEST_CASE("R32 S24 M4 smooth input with rewards matches the original for 300 cycles",
+          "[parity][legacy]") {
+  check_scenario("r32_s24m4_smooth_reward");
 }
 
 TEST_CASE("A legacy brain saved mid-run and loaded into a fresh one continues exactly", "[parity][legacy]") {
@@ -143,7 +164,7 @@ TEST_CASE("A legacy brain saved mid-run and loaded into a fresh one continues ex
   std::string name = names.front();
   for (const auto& n : names)
     if (n.find("reward") != std::string::npos && n.rfind("r16", 0) == 0) name = n;
-  auto fx = fieldbrain_test::load_legacy_fixture(fixtures_dir() + "/" + name);
+  auto fx = fieldbrain::legacy::load_legacy_fixture(fixtures_dir() + "/" + name);
   const int64_t total = std::min<int64_t>(fx.inputs.size(0), 40), cut = 23;
   LegacyBrain a(options_of(fx.meta));
   for (int64_t n = 0; n < cut; ++n) a->step(row(fx.inputs, n), clock_of(fx.meta, n));

@@ -166,7 +166,7 @@ torch::Tensor FieldDynamicsImpl::evolve_field(const torch::Tensor& field, at::Ge
   if (last_error_field_.defined()) {
     torch::Tensor base = evolve_dynamics(dynamics, new_content, exploration);
     torch::Tensor modulated =
-        PredictionErrorLearning::allocate_field_resources(last_error_field_, base);
+        PredictionErrorLearning::allocate_field_resources(error_resource_mask_, base);
     const double error_weight = py_min(0.5, last_error_field_mean_abs_);
     new_dynamics = base * (1 - error_weight) + modulated * error_weight;
   } else {
@@ -326,6 +326,7 @@ void FieldDynamicsImpl::process_prediction_errors(const torch::Tensor& errors,
   // mean|E| is what evolve_field's blend weight reads each cycle; the field does not change
   // until the next process_prediction_errors.
   last_error_field_mean_abs_ = error_modulation_.mean_error;
+  error_resource_mask_ = PredictionErrorLearning::resource_mask(last_error_field_);
   // "exploration_boost" scales _last_novelty, which compute_novelty overwrites before any read
   last_novelty_ *= error_modulation_.exploration_boost;
 }
@@ -423,6 +424,8 @@ void FieldDynamicsImpl::load(const StateReader& r, const std::string& part) {
   pattern_memory_ = std::move(memory);
   pattern_timestamps_.assign(ts.begin(), ts.end());
   last_error_field_ = ef;
+  error_resource_mask_ =
+      ef.defined() ? PredictionErrorLearning::resource_mask(ef) : torch::Tensor();
   error_learning_ = std::move(pel);
   modulation_ = m;
   error_modulation_ = em;

@@ -103,6 +103,7 @@ class FieldDynamicsImpl : public torch::nn::Module {
   std::optional<PredictionErrorLearning> error_learning_;
   torch::Tensor last_error_field_;  // undefined until the first process_prediction_errors
   double last_error_field_mean_abs_ = 0.0;
+  torch::Tensor error_resource_mask_;  // resource_mask(last_error_field_)
   LearningModulation error_modulation_;
 };
 TORCH_MODULE(FieldDynamics);

@@ -76,11 +76,14 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
 }
 
 // PredictionErrorLearning.allocate_field_resources
-torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& error_field,
-                                                                const torch::Tensor& dynamics) {
+torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field) {
   torch::Tensor error_norm = torch::abs(error_field);
   error_norm = error_norm / (torch::max(error_norm) + 1e-8);
-  torch::Tensor mask4 = error_norm.index({"...", Slice(0, 4)});
+  return error_norm.index({"...", Slice(0, 4)}).contiguous();
+}
+
+torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& mask4,
+                                                                const torch::Tensor& dynamics) {
   torch::Tensor nd = dynamics.clone();
   nd.index_put_({"...", Slice(0, 4)},
                 dynamics.index({"...", Slice(0, 4)}) * 0.9 + (0.5 + (1.0 - mask4) * 0.5) * 0.1);

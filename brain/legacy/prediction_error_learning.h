@@ -34,8 +34,12 @@ class PredictionErrorLearning {
   // compute_learning_modulation.
   LearningModulation compute_learning_modulation(const torch::Tensor& error_field) const;
   // allocate_field_resources: the dynamics [R,R,R,16] pulled towards the error's demands.
-  static torch::Tensor allocate_field_resources(const torch::Tensor& error_field,
+  // `resource_mask` is resource_mask(error_field) (the field changes only when errors are
+  // processed, so the brain computes the mask once per error field).
+  static torch::Tensor allocate_field_resources(const torch::Tensor& resource_mask,
                                                 const torch::Tensor& dynamics);
+  // |E| / (max|E| + 1e-8), channels 0-3 (the only ones allocate_field_resources reads).
+  static torch::Tensor resource_mask(const torch::Tensor& error_field);
 
   void save(StateWriter& w, const std::string& part) const;
   void load(const StateReader& r, const std::string& part);

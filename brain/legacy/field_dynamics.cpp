@@ -10,7 +10,6 @@ namespace fieldbrain::legacy {
 using torch::indexing::None;
 using torch::indexing::Slice;
 
-
 // EvolvedFieldDynamics.__init__ (+ _initialize_wave_vectors)
 FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options, int64_t n_waves,
                                      at::Generator& gen)
@@ -57,7 +56,8 @@ torch::Tensor FieldDynamicsImpl::apply_differential_decay(const torch::Tensor& c
   torch::Tensor new_temporal = temporal * temporal_decay;
   {  // temporal_features > 1
     torch::Tensor momentum = torch::zeros_like(new_temporal);
-    momentum.index_put_({"...", Slice(1, None)}, new_temporal.index({"...", Slice(None, -1)}) * 0.15);
+    momentum.index_put_({"...", Slice(1, None)},
+                        new_temporal.index({"...", Slice(None, -1)}) * 0.15);
     new_temporal = new_temporal * 0.85 + momentum;
   }
   return torch::cat({new_spatial, new_temporal}, -1);
@@ -114,7 +114,8 @@ torch::Tensor FieldDynamicsImpl::evolve_dynamics(const torch::Tensor& dynamics,
   torch::Tensor abs_content = torch::abs(content);
   torch::Tensor energy = torch::mean(abs_content, {-1}, true).squeeze(-1);
   torch::Tensor variance = torch::var(content, at::IntArrayRef{-1}, true, true).squeeze(-1);
-  torch::Tensor sparsity = torch::mean((abs_content < 0.1).to(torch::kFloat32), {-1}, true).squeeze(-1);
+  torch::Tensor sparsity =
+      torch::mean((abs_content < 0.1).to(torch::kFloat32), {-1}, true).squeeze(-1);
   const double s = self_modification_strength_;
   torch::Tensor update = torch::zeros(dynamics.sizes(), torch::kFloat32);
   update.index_put_({"...", 0}, -energy * s);
@@ -127,8 +128,7 @@ torch::Tensor FieldDynamicsImpl::evolve_dynamics(const torch::Tensor& dynamics,
 
 // EvolvedFieldDynamics._update_self_modification_strength
 void FieldDynamicsImpl::update_self_modification_strength() {
-  const double base =
-      0.01 + 0.09 * std::log10(1 + static_cast<double>(evolution_count_) / 1000);
+  const double base = 0.01 + 0.09 * std::log10(1 + static_cast<double>(evolution_count_) / 1000);
   double s = error_modulation_.set ? base * error_modulation_.self_modification_boost : base;
   self_modification_strength_ = py_min(0.3, s);
 }
@@ -183,7 +183,8 @@ torch::Tensor FieldDynamicsImpl::evolve_field(const torch::Tensor& field, at::Ge
   torch::Tensor c = evolved.index({"...", Slice(0, content_features_)});
   const double max_val = c.abs().max().item<double>();
   if (max_val > 2.0) evolved.index_put_({"...", Slice(0, content_features_)}, torch::tanh(c));
-  torch::Tensor dyn = torch::clamp(evolved.index({"...", Slice(content_features_, None)}), -5.0, 5.0);
+  torch::Tensor dyn =
+      torch::clamp(evolved.index({"...", Slice(content_features_, None)}), -5.0, 5.0);
   evolved.index_put_({"...", Slice(content_features_, None)}, dyn);
   evolution_count_ += 1;
   return evolved;
@@ -290,7 +291,8 @@ const FieldModulation& FieldDynamicsImpl::compute_field_modulation(const FieldSt
     cycles_without_input_ = 0;
   const bool is_dreaming = cycles_without_input_ > 100;
   double norm_information = information / 1.5;
-  norm_information = norm_information < 0.0 ? 0.0 : (norm_information > 1.0 ? 1.0 : norm_information);
+  norm_information =
+      norm_information < 0.0 ? 0.0 : (norm_information > 1.0 ? 1.0 : norm_information);
   double internal_drive = (norm_information + confidence) / 2.0;
   if (is_dreaming) internal_drive = 0.95;
   const double base_exploration = (1.0 - norm_information) * (0.5 + 0.5 * novelty);
@@ -318,8 +320,8 @@ const FieldModulation& FieldDynamicsImpl::compute_field_modulation(const FieldSt
 }
 
 // EvolvedFieldDynamics.process_prediction_errors
-void FieldDynamicsImpl::process_prediction_errors(const torch::Tensor& errors,
-                                                  const std::vector<const TopologyRegion*>& regions) {
+void FieldDynamicsImpl::process_prediction_errors(
+    const torch::Tensor& errors, const std::vector<const TopologyRegion*>& regions) {
   if (!error_learning_) error_learning_.emplace(options_.field_shape());
   last_error_field_ = error_learning_->error_to_field(errors, regions);
   error_modulation_ = error_learning_->compute_learning_modulation(last_error_field_);
@@ -334,8 +336,8 @@ void FieldDynamicsImpl::process_prediction_errors(const torch::Tensor& errors,
 void FieldDynamicsImpl::save(StateWriter& w, const std::string& part) const {
   w.tensor(part + ".wave_vectors", wave_vectors_);
   if (!pattern_memory_.empty())
-    w.tensor(part + ".pattern_memory",
-             torch::stack(std::vector<torch::Tensor>(pattern_memory_.begin(), pattern_memory_.end())));
+    w.tensor(part + ".pattern_memory", torch::stack(std::vector<torch::Tensor>(
+                                           pattern_memory_.begin(), pattern_memory_.end())));
   if (last_error_field_.defined()) w.tensor(part + ".last_error_field", last_error_field_);
   nlohmann::json m = {{"set", modulation_.set},
                       {"internal_drive", modulation_.internal_drive},
@@ -359,8 +361,10 @@ void FieldDynamicsImpl::save(StateWriter& w, const std::string& part) const {
       {"phase_offset", phase_offset_},
       {"self_modification_strength", self_modification_strength_},
       {"evolution_count", evolution_count_},
-      {"pattern_timestamps", std::vector<int64_t>(pattern_timestamps_.begin(), pattern_timestamps_.end())},
-      {"prediction_errors", std::vector<double>(prediction_errors_.begin(), prediction_errors_.end())},
+      {"pattern_timestamps",
+       std::vector<int64_t>(pattern_timestamps_.begin(), pattern_timestamps_.end())},
+      {"prediction_errors",
+       std::vector<double>(prediction_errors_.begin(), prediction_errors_.end())},
       {"smoothed_confidence", smoothed_confidence_},
       {"error_improvement_history",
        std::vector<double>(error_improvement_history_.begin(), error_improvement_history_.end())},

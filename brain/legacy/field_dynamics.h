@@ -4,11 +4,11 @@
 // that the rest of the cycle reads. Channels 0-47 are content, 48-63 the dynamics parameters.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <deque>
 #include <optional>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 #include "brain/legacy/prediction_error_learning.h"
@@ -30,10 +30,11 @@ struct FieldState {
 };
 
 struct FieldDynamicsOptions {
-  explicit FieldDynamicsOptions(std::vector<int64_t> field_shape) : field_shape_(std::move(field_shape)) {}
+  explicit FieldDynamicsOptions(std::vector<int64_t> field_shape)
+      : field_shape_(std::move(field_shape)) {}
   TORCH_ARG(std::vector<int64_t>, field_shape);
-  TORCH_ARG(double, spontaneous_rate) = 0.001;     // BrainConfig.spontaneous_rate
-  TORCH_ARG(double, decay_multiplier) = 0.999;     // StabilityConstants.FIELD_DECAY_MULTIPLIER
+  TORCH_ARG(double, spontaneous_rate) = 0.001;  // BrainConfig.spontaneous_rate
+  TORCH_ARG(double, decay_multiplier) = 0.999;  // StabilityConstants.FIELD_DECAY_MULTIPLIER
   TORCH_ARG(int64_t, pattern_memory_size) = 100;
   TORCH_ARG(int64_t, confidence_window) = 50;
 };
@@ -77,7 +78,8 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor apply_differential_decay(const torch::Tensor& content, const torch::Tensor& decay,
                                          double global_decay) const;
   torch::Tensor generate_traveling_waves(const std::vector<int64_t>& shape);
-  torch::Tensor apply_learned_diffusion(const torch::Tensor& content, const torch::Tensor& diffusion) const;
+  torch::Tensor apply_learned_diffusion(const torch::Tensor& content,
+                                        const torch::Tensor& diffusion) const;
   torch::Tensor apply_coupling(const torch::Tensor& content, const torch::Tensor& coupling,
                                const torch::Tensor& plasticity) const;
   torch::Tensor evolve_dynamics(const torch::Tensor& dynamics, const torch::Tensor& content,
@@ -86,13 +88,13 @@ class FieldDynamicsImpl : public torch::nn::Module {
 
   FieldDynamicsOptions options_;
   int64_t content_features_ = 48, spatial_features_ = 32;
-  torch::Tensor wave_vectors_;          // [n_waves, 3]
+  torch::Tensor wave_vectors_;  // [n_waves, 3]
   double phase_offset_ = 0.0;
   double self_modification_strength_ = 0.01;
   int64_t evolution_count_ = 0;
   std::deque<torch::Tensor> pattern_memory_;  // novelty snapshots, maxlen 200
   std::deque<int64_t> pattern_timestamps_;
-  std::deque<double> prediction_errors_;        // maxlen 50
+  std::deque<double> prediction_errors_;  // maxlen 50
   double smoothed_confidence_ = 0.5;
   std::deque<double> error_improvement_history_;  // maxlen 50
   int64_t learning_plateau_cycles_ = 0;

@@ -20,8 +20,8 @@ struct Tap {
   float w;
 };
 
-FIELDBRAIN_LEGACY_FMA void conv_taps(const float* in, float* out, int64_t R0, int64_t R1, int64_t R2,
-                                     int64_t C, const std::vector<Tap>& taps) {
+FIELDBRAIN_LEGACY_FMA void conv_taps(const float* in, float* out, int64_t R0, int64_t R1,
+                                     int64_t R2, int64_t C, const std::vector<Tap>& taps) {
   for (int64_t x = 0; x < R0; ++x)
     for (int64_t y = 0; y < R1; ++y)
       for (int64_t z = 0; z < R2; ++z) {
@@ -41,7 +41,8 @@ FIELDBRAIN_LEGACY_FMA void conv_taps(const float* in, float* out, int64_t R0, in
 
 torch::Tensor learned_diffusion(const torch::Tensor& content_in, const torch::Tensor& diffusion) {
   torch::Tensor content = content_in.contiguous();
-  const int64_t R0 = content.size(0), R1 = content.size(1), R2 = content.size(2), C = content.size(3);
+  const int64_t R0 = content.size(0), R1 = content.size(1), R2 = content.size(2),
+                C = content.size(3);
   torch::Tensor out = content.clone();
   torch::Tensor lap = torch::empty_like(content);
   const std::vector<std::vector<Tap>> axes = {

@@ -46,7 +46,8 @@ double HierarchicalPredictionImpl::calculate_confidence(const std::deque<double>
 HierarchicalPredictionResult HierarchicalPredictionImpl::extract(const torch::Tensor& field) const {
   HierarchicalPredictionResult r;
   for (int k = 0; k < 4; ++k) {
-    torch::Tensor encoding = torch::mean(field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
+    torch::Tensor encoding =
+        torch::mean(field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
     r.predictions[k] = torch::tanh(torch::matmul(encoding, weights_[k]));
     r.confidences[k] = calculate_confidence(errors_[k]);
   }
@@ -58,8 +59,8 @@ torch::Tensor HierarchicalPredictionImpl::combine(const HierarchicalPredictionRe
   const auto& c = p.confidences;
   const double total_weight = c[0] + c[1] * 0.5 + c[2] * 0.25 + c[3] * 0.125;
   if (total_weight < 0.01) return p.predictions[0];
-  return (p.predictions[0] * c[0] + p.predictions[1] * c[1] * 0.5 +
-          p.predictions[2] * c[2] * 0.25 + p.predictions[3] * c[3] * 0.125) /
+  return (p.predictions[0] * c[0] + p.predictions[1] * c[1] * 0.5 + p.predictions[2] * c[2] * 0.25 +
+          p.predictions[3] * c[3] * 0.125) /
          total_weight;
 }
 
@@ -105,16 +106,19 @@ std::vector<FieldBlobWrite> HierarchicalPredictionImpl::process_errors(
       target = actual;
     } else if (k == 1) {
       if (n < 10) continue;
-      target = torch::mean(torch::stack(std::vector<torch::Tensor>(history_.end() - 10, history_.end())), 0);
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.end() - 10, history_.end())), 0);
     } else if (k == 2) {
       if (n < 100) continue;
-      target = torch::mean(torch::stack(std::vector<torch::Tensor>(history_.end() - 100, history_.end())), 0);
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.end() - 100, history_.end())), 0);
     } else {
       if (n < 100) continue;  // abstract_window // 10
-      target = torch::mean(torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())), 0);
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())), 0);
     }
-    torch::Tensor error = target.index({Slice(0, min_dim)}) -
-                          predicted.predictions[k].index({Slice(0, min_dim)});
+    torch::Tensor error =
+        target.index({Slice(0, min_dim)}) - predicted.predictions[k].index({Slice(0, min_dim)});
     errors_[k].push_back(torch::mean(torch::abs(error)).item<double>());
     if (errors_[k].size() > 50) errors_[k].pop_front();
     torch::Tensor encoding =
@@ -133,7 +137,8 @@ void HierarchicalPredictionImpl::save(StateWriter& w, const std::string& part) c
     errors.push_back(std::vector<double>(errors_[k].begin(), errors_[k].end()));
   }
   if (!history_.empty())
-    w.tensor(part + ".history", torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())));
+    w.tensor(part + ".history",
+             torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())));
   w.state[part] = {{"errors", errors}, {"history_length", history_.size()}};
 }
 

@@ -4,11 +4,11 @@
 // into the field.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <array>
 #include <deque>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 
@@ -61,7 +61,7 @@ class HierarchicalPredictionImpl : public torch::nn::Module {
 
   HierarchicalPredictionOptions options_;
   std::array<torch::Tensor, 4> weights_;
-  std::deque<torch::Tensor> history_;     // sensory_history, maxlen 1000
+  std::deque<torch::Tensor> history_;         // sensory_history, maxlen 1000
   std::array<std::deque<double>, 4> errors_;  // maxlen 50 each
 };
 TORCH_MODULE(HierarchicalPrediction);

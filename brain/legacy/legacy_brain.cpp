@@ -1,10 +1,10 @@
 #include "brain/legacy/legacy_brain.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <array>
 #include <cmath>
 #include <stdexcept>
-
-#include <ATen/CPUGeneratorImpl.h>
 
 #include "brain/legacy/legacy_cycle.h"
 #include "brain/legacy/numpy_random.h"
@@ -18,7 +18,8 @@ constexpr int64_t kVersion = 1;
 
 void check_options(const LegacyOptions& o) {
   if (o.sensory_dim < 1 || o.motor_dim < 1 || o.resolution < 8)
-    throw std::invalid_argument("legacy brain: needs sensory_dim >= 1, motor_dim >= 1, resolution >= 8");
+    throw std::invalid_argument(
+        "legacy brain: needs sensory_dim >= 1, motor_dim >= 1, resolution >= 8");
   if (o.seed > 0xFFFFFFFFull)
     throw std::invalid_argument("legacy brain: the seed must be below 2^32 (numpy's seed range)");
   if (o.planner != LegacyOptions::Planner::Off)

@@ -19,13 +19,13 @@
 //    when it throws.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 namespace fieldbrain::legacy {
 

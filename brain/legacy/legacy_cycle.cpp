@@ -1,9 +1,9 @@
 #include "brain/legacy/legacy_cycle.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <ATen/CPUGeneratorImpl.h>
 
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/motor_generation.h"
@@ -40,7 +40,8 @@ LegacyCycle::LegacyCycle(int64_t sensory_dim, int64_t motor_dim, int64_t resolut
 
 std::vector<TopologyRegion*> LegacyCycle::last_activated_objects() {
   std::vector<TopologyRegion*> out;
-  for (const auto& id : last_activated_) out.push_back(last_activated_are_ids_ ? nullptr : topology_.find(id));
+  for (const auto& id : last_activated_)
+    out.push_back(last_activated_are_ids_ ? nullptr : topology_.find(id));
   return out;
 }
 
@@ -111,15 +112,13 @@ std::vector<double> LegacyCycle::process(const std::vector<double>& input, doubl
                                                       : predicted_sensory_.index({Slice(0, n)});
     const double sensory_error = torch::mean(torch::abs(a - p)).item<double>();
     last_prediction_error_ = a - p;
-    const double model_complexity =
-        py_min(1.0, static_cast<double>(topology_.size()) / 50.0);
+    const double model_complexity = py_min(1.0, static_cast<double>(topology_.size()) / 50.0);
     const double error_weight = 1.5 - 0.5 * model_complexity;
     const double base_confidence = brain_cycles_ < 50 ? 0.2 * (1.0 - model_complexity) : 0.0;
     const double raw_confidence =
         py_max(base_confidence, 1.0 - py_min(1.0, sensory_error * error_weight));
     const double momentum = 0.9 - py_min(0.2, static_cast<double>(brain_cycles_) / 1000.0);
-    prediction_confidence_ =
-        momentum * prediction_confidence_ + (1.0 - momentum) * raw_confidence;
+    prediction_confidence_ = momentum * prediction_confidence_ + (1.0 - momentum) * raw_confidence;
     if (!last_activated_.empty()) {
       std::vector<TopologyRegion*> regions = last_activated_objects();
       predictive_.process_prediction_error(predicted_sensory_, actual, regions, field_);
@@ -203,40 +202,41 @@ nlohmann::json LegacyCycle::brain_state() const {
     mode = "balanced";
   torch::Tensor a = field_.abs();
   const double field_information = a.mean().item<double>();
-  return {
-      {"profile", "legacy"},
-      {"cycle", brain_cycles_},
-      {"field_information", field_information},
-      {"field_energy", field_information},
-      {"max_activation", a.max().item<double>()},
-      {"prediction_confidence", prediction_confidence_},
-      {"memory_saturation", static_cast<double>(topology_.size()) / static_cast<double>(topology_.max_regions())},
-      {"cognitive_mode", mode},
-      {"information_state",
-       {{"information", information},
-        {"novelty", mod.set ? mod.novelty : 0.0},
-        {"exploration_drive", mod.set ? mod.exploration_drive : 0.5}}},
-      {"evolution_state",
-       {{"self_modification_strength", dynamics_->self_modification_strength()},
-        {"evolution_cycles", dynamics_->evolution_count()},
-        {"smoothed_information", dynamics_->smoothed_information()},
-        {"smoothed_confidence", confidence},
-        {"cycles_without_input", dynamics_->cycles_without_input()}}},
-      {"topology_shaping",
-       {{"active_attractors", shaper_.active_attractors()}, {"total_rewards", shaper_.total_rewards()}}},
-      {"topology_regions", topology_.size()},
-      {"topology_causal_links", topology_.causal_link_count()},
-      {"activated_now", static_cast<int64_t>(last_activated_.size())},
-      {"sensory_organization",
-       {{"unique_patterns", mapping_.unique_patterns()},
-        {"mapping_events", mapping_.mapping_events()},
-        {"occupancy_ratio", mapping_.occupancy_ratio()}}},
-      {"temporal_basis", temporal_basis_},
-      {"last_imprint_strength", last_imprint_strength_},
-      {"imprint_strategy", last_imprint_strategy_},
-      {"planner", {{"mode", "off"}, {"discovery_requests", discovery_requests_}}},
-      {"tensor_shape", {R_, R_, R_, 64}},
-      {"device", "cpu"}};
+  return {{"profile", "legacy"},
+          {"cycle", brain_cycles_},
+          {"field_information", field_information},
+          {"field_energy", field_information},
+          {"max_activation", a.max().item<double>()},
+          {"prediction_confidence", prediction_confidence_},
+          {"memory_saturation",
+           static_cast<double>(topology_.size()) / static_cast<double>(topology_.max_regions())},
+          {"cognitive_mode", mode},
+          {"information_state",
+           {{"information", information},
+            {"novelty", mod.set ? mod.novelty : 0.0},
+            {"exploration_drive", mod.set ? mod.exploration_drive : 0.5}}},
+          {"evolution_state",
+           {{"self_modification_strength", dynamics_->self_modification_strength()},
+            {"evolution_cycles", dynamics_->evolution_count()},
+            {"smoothed_information", dynamics_->smoothed_information()},
+            {"smoothed_confidence", confidence},
+            {"cycles_without_input", dynamics_->cycles_without_input()}}},
+          {"topology_shaping",
+           {{"active_attractors", shaper_.active_attractors()},
+            {"total_rewards", shaper_.total_rewards()}}},
+          {"topology_regions", topology_.size()},
+          {"topology_causal_links", topology_.causal_link_count()},
+          {"activated_now", static_cast<int64_t>(last_activated_.size())},
+          {"sensory_organization",
+           {{"unique_patterns", mapping_.unique_patterns()},
+            {"mapping_events", mapping_.mapping_events()},
+            {"occupancy_ratio", mapping_.occupancy_ratio()}}},
+          {"temporal_basis", temporal_basis_},
+          {"last_imprint_strength", last_imprint_strength_},
+          {"imprint_strategy", last_imprint_strategy_},
+          {"planner", {{"mode", "off"}, {"discovery_requests", discovery_requests_}}},
+          {"tensor_shape", {R_, R_, R_, 64}},
+          {"device", "cpu"}};
 }
 
 void LegacyCycle::save(StateWriter& w) const {
@@ -273,7 +273,8 @@ void LegacyCycle::load(const StateReader& r) {
   auto* cpu_gen = gen_.get<at::CPUGeneratorImpl>();
   cpu_gen->set_state(*gen_state.unsafeGetTensorImpl());
   field_ = field;
-  predicted_sensory_ = r.has_tensor("predicted_sensory") ? r.tensor("predicted_sensory") : torch::Tensor();
+  predicted_sensory_ =
+      r.has_tensor("predicted_sensory") ? r.tensor("predicted_sensory") : torch::Tensor();
   last_prediction_error_ =
       r.has_tensor("last_prediction_error") ? r.tensor("last_prediction_error") : torch::Tensor();
   brain_cycles_ = j.at("brain_cycles").get<int64_t>();
@@ -283,7 +284,8 @@ void LegacyCycle::load(const StateReader& r) {
   last_activated_are_ids_ = j.at("last_activated_are_ids").get<bool>();
   last_activated_ = j.at("last_activated").get<std::vector<std::string>>();
   recent_sensory_.clear();
-  for (const auto& v : j.at("recent_sensory")) recent_sensory_.push_back(v.get<std::vector<double>>());
+  for (const auto& v : j.at("recent_sensory"))
+    recent_sensory_.push_back(v.get<std::vector<double>>());
   last_reward_signal_ = j.at("last_reward_signal").get<double>();
   temporal_basis_ = j.at("temporal_basis").get<std::string>();
   discovery_requests_ = j.at("discovery_requests").get<int64_t>();

@@ -5,12 +5,12 @@
 // caller (LegacyBrainImpl).
 #pragma once
 
+#include <torch/torch.h>
+
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 #include "brain/legacy/field_dynamics.h"
 #include "brain/legacy/legacy_state_io.h"
@@ -66,9 +66,9 @@ class LegacyCycle {
 
   int64_t brain_cycles_ = 0;
   int64_t field_evolution_cycles_ = 0;
-  double prediction_confidence_ = 0.5;  // _current_prediction_confidence
-  torch::Tensor predicted_sensory_;     // None until the first prediction
-  torch::Tensor last_prediction_error_; // the initial float 0.3 while undefined
+  double prediction_confidence_ = 0.5;   // _current_prediction_confidence
+  torch::Tensor predicted_sensory_;      // None until the first prediction
+  torch::Tensor last_prediction_error_;  // the initial float 0.3 while undefined
   double last_imprint_strength_ = 0.0;
   // _last_activated_regions: region IDs after a detection cycle, else region objects (B3).
   bool last_activated_are_ids_ = false;

@@ -4,12 +4,12 @@
 // exactly. A reader throws std::runtime_error naming the missing or mistyped key.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 namespace fieldbrain::legacy {
 
@@ -42,7 +42,8 @@ struct StateReader {
     return t;
   }
   const nlohmann::json& at(const std::string& part) const {
-    if (!state.contains(part)) throw std::runtime_error("legacy state: missing part '" + part + "'");
+    if (!state.contains(part))
+      throw std::runtime_error("legacy state: missing part '" + part + "'");
     return state.at(part);
   }
 };

@@ -15,11 +15,12 @@ torch::Tensor extract_motor_tendencies(const torch::Tensor& field, int64_t motor
   double x_grad = 0.0, y_grad = 0.0, z_grad = 0.0;
   if (R0 > 1) x_grad = (content.index({-1}).mean() - content.index({0}).mean()).item<double>();
   if (R1 > 1)
-    y_grad = (content.index({Slice(), -1}).mean() - content.index({Slice(), 0}).mean()).item<double>();
+    y_grad =
+        (content.index({Slice(), -1}).mean() - content.index({Slice(), 0}).mean()).item<double>();
   if (R2 > 1)
-    z_grad = (content.index({Slice(), Slice(), -1}).mean() -
-              content.index({Slice(), Slice(), 0}).mean())
-                 .item<double>();
+    z_grad =
+        (content.index({Slice(), Slice(), -1}).mean() - content.index({Slice(), Slice(), 0}).mean())
+            .item<double>();
   double pattern_strength = 0.0;
   if (has_strategic_pattern)
     pattern_strength = field.index({"...", Slice(32, 48)}).abs().mean().item<double>();

@@ -4,9 +4,9 @@
 // written back into channels 62/63.
 #pragma once
 
-#include <vector>
-
 #include <torch/torch.h>
+
+#include <vector>
 
 namespace fieldbrain::legacy {
 

@@ -89,14 +89,14 @@ torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Ten
                 dynamics.index({"...", Slice(0, 4)}) * 0.9 + (0.5 + (1.0 - mask4) * 0.5) * 0.1);
   nd.index_put_({"...", Slice(4, 8)},
                 dynamics.index({"...", Slice(4, 8)}) * 0.9 + (mask4 * 0.2 - 0.1) * 0.1);
-  nd.index_put_({"...", Slice(12, 16)},
-                dynamics.index({"...", Slice(12, 16)}) * 0.9 +
-                    torch::sigmoid(mask4 * 2.0 - 0.5) * 0.1);
+  nd.index_put_({"...", Slice(12, 16)}, dynamics.index({"...", Slice(12, 16)}) * 0.9 +
+                                            torch::sigmoid(mask4 * 2.0 - 0.5) * 0.1);
   return nd;
 }
 
 void PredictionErrorLearning::save(StateWriter& w, const std::string& part) const {
-  w.state[part] = {{"error_history", std::vector<double>(error_history_.begin(), error_history_.end())}};
+  w.state[part] = {
+      {"error_history", std::vector<double>(error_history_.begin(), error_history_.end())}};
 }
 
 void PredictionErrorLearning::load(const StateReader& r, const std::string& part) {

@@ -3,10 +3,10 @@
 // learning modulation (self-modification boost, learning rate) for the imprint and sigma.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <deque>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 #include "brain/legacy/topology_regions.h"

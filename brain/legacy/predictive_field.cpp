@@ -106,14 +106,14 @@ std::vector<FieldBlobWrite> PredictiveFieldSystem::take_pending_update() {
 
 void PredictiveFieldSystem::save(StateWriter& w, const std::string& part) const {
   hierarchy_->save(w, part + ".hierarchy");
-  nlohmann::json j = {{"has_last_hierarchical", has_last_hierarchical_},
-                      {"error_history", std::vector<double>(error_history_.begin(), error_history_.end())}};
+  nlohmann::json j = {
+      {"has_last_hierarchical", has_last_hierarchical_},
+      {"error_history", std::vector<double>(error_history_.begin(), error_history_.end())}};
   if (has_last_hierarchical_) {
     j["last_confidences"] = last_hierarchical_.confidences;
-    w.tensor(part + ".last_hierarchical", torch::stack({last_hierarchical_.predictions[0],
-                                                        last_hierarchical_.predictions[1],
-                                                        last_hierarchical_.predictions[2],
-                                                        last_hierarchical_.predictions[3]}));
+    w.tensor(part + ".last_hierarchical",
+             torch::stack({last_hierarchical_.predictions[0], last_hierarchical_.predictions[1],
+                           last_hierarchical_.predictions[2], last_hierarchical_.predictions[3]}));
   }
   // The pending update is read within the cycle that makes it: never pending between cycles.
   w.state[part] = j;

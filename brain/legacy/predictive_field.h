@@ -3,11 +3,11 @@
 // scored per region and handed to the hierarchy (whose field update waits for the evolution).
 #pragma once
 
+#include <torch/torch.h>
+
 #include <deque>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/hierarchical_prediction.h"
 #include "brain/legacy/legacy_state_io.h"
@@ -16,8 +16,8 @@
 namespace fieldbrain::legacy {
 
 struct SensoryPredictionResult {
-  torch::Tensor values;         // float32 [S]
-  std::string temporal_basis;   // "immediate" | "short_term" | "long_term" | "abstract"
+  torch::Tensor values;        // float32 [S]
+  std::string temporal_basis;  // "immediate" | "short_term" | "long_term" | "abstract"
 };
 
 class PredictiveFieldSystem {

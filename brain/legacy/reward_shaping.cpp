@@ -83,8 +83,9 @@ void RewardTopologyShaper::save(StateWriter& w, const std::string& part) const {
     w.tensor(part + ".attractor" + std::to_string(i), a.pattern);
     list.push_back({{"strength", a.strength}, {"valence", a.valence}, {"age", a.age}});
   }
-  w.state[part] = {{"attractors", list},
-                   {"reward_history", std::vector<double>(reward_history_.begin(), reward_history_.end())}};
+  w.state[part] = {
+      {"attractors", list},
+      {"reward_history", std::vector<double>(reward_history_.begin(), reward_history_.end())}};
 }
 
 void RewardTopologyShaper::load(const StateReader& r, const std::string& part) {

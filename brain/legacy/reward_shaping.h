@@ -3,11 +3,11 @@
 // while its strength * 0.95^age stays >= 0.001.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <deque>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 

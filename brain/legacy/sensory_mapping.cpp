@@ -126,9 +126,10 @@ std::optional<Location> SensoryMapping::find_resonant_location(const torch::Tens
   torch::Tensor resonance =
       torch::cosine_similarity(pattern_field.unsqueeze(3), field_projection.unsqueeze(3), 3);
   torch::Tensor kernel = torch::ones({1, 1, 3, 3, 3}, torch::kFloat32) / 27.0;
-  torch::Tensor padded = torch::constant_pad_nd(resonance.unsqueeze(0).unsqueeze(0),
-                                                {1, 1, 1, 1, 1, 1}, 0);
-  torch::Tensor smooth = torch::conv3d(padded, kernel, c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{0}).squeeze();
+  torch::Tensor padded =
+      torch::constant_pad_nd(resonance.unsqueeze(0).unsqueeze(0), {1, 1, 1, 1, 1, 1}, 0);
+  torch::Tensor smooth =
+      torch::conv3d(padded, kernel, c10::nullopt, at::IntArrayRef{1}, at::IntArrayRef{0}).squeeze();
   const double max_resonance = torch::max(smooth).item<double>();
   if (max_resonance > resonance_threshold_) {
     const int64_t idx = torch::argmax(smooth.flatten()).item<int64_t>();
@@ -195,7 +196,8 @@ void SensoryMapping::update_pattern_memory(const torch::Tensor& p, const Key& h,
   for (std::size_t i = begin; i < pattern_memory_.size(); ++i)
     if (pattern_keys_[i] != h) rows.push_back(i), others.push_back(pattern_memory_[i]);
   if (rows.empty()) return;
-  torch::Tensor sims = torch::cosine_similarity(p.unsqueeze(0), torch::stack(others), 1).contiguous();
+  torch::Tensor sims =
+      torch::cosine_similarity(p.unsqueeze(0), torch::stack(others), 1).contiguous();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const Key& other = pattern_keys_[rows[r]];
     const auto correlation = static_cast<double>(sims.data_ptr<float>()[r]);
@@ -222,8 +224,8 @@ int64_t SensoryMapping::unique_patterns() const {
 
 void SensoryMapping::save(StateWriter& w, const std::string& part) const {
   if (!pattern_memory_.empty())
-    w.tensor(part + ".pattern_memory",
-             torch::stack(std::vector<torch::Tensor>(pattern_memory_.begin(), pattern_memory_.end())));
+    w.tensor(part + ".pattern_memory", torch::stack(std::vector<torch::Tensor>(
+                                           pattern_memory_.begin(), pattern_memory_.end())));
   w.tensor(part + ".occupancy", occupancy_);
   nlohmann::json corr = nlohmann::json::array();
   for (const auto& [k, row] : correlation_) {
@@ -233,12 +235,13 @@ void SensoryMapping::save(StateWriter& w, const std::string& part) const {
   }
   nlohmann::json co = nlohmann::json::array();
   for (const auto& [k, n] : co_activation_) co.push_back({k.first, k.second, n});
-  w.state[part] = {{"keys", std::vector<Key>(pattern_keys_.begin(), pattern_keys_.end())},
-                   {"locations", std::vector<Location>(location_memory_.begin(), location_memory_.end())},
-                   {"correlation", corr},
-                   {"co_activation", co},
-                   {"mapping_events", mapping_events_},
-                   {"last_strategy", last_strategy_}};
+  w.state[part] = {
+      {"keys", std::vector<Key>(pattern_keys_.begin(), pattern_keys_.end())},
+      {"locations", std::vector<Location>(location_memory_.begin(), location_memory_.end())},
+      {"correlation", corr},
+      {"co_activation", co},
+      {"mapping_events", mapping_events_},
+      {"last_strategy", last_strategy_}};
 }
 
 void SensoryMapping::load(const StateReader& r, const std::string& part) {

@@ -3,6 +3,8 @@
 // with the pattern memory, correlation dict and occupancy map that decide it.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -10,8 +12,6 @@
 #include <optional>
 #include <utility>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 
@@ -47,8 +47,10 @@ class SensoryMapping {
   using Key = std::vector<int32_t>;
   static Key hash_pattern(const torch::Tensor& p);
 
-  std::optional<Location> find_existing_location(const torch::Tensor& p, const torch::Tensor& field);
-  std::optional<Location> find_resonant_location(const torch::Tensor& p, const torch::Tensor& field);
+  std::optional<Location> find_existing_location(const torch::Tensor& p,
+                                                 const torch::Tensor& field);
+  std::optional<Location> find_resonant_location(const torch::Tensor& p,
+                                                 const torch::Tensor& field);
   std::optional<Location> find_correlated_location(const Key& h);
   Location find_empty_location(const torch::Tensor& field, at::Generator& gen);
   std::optional<Location> find_nearby_empty(const Location& loc, int64_t radius = 5) const;

@@ -32,8 +32,8 @@ void TopologyRegion::update_activation(double strength, const std::vector<double
       // dict counts in first-seen order; max() of the values
       std::vector<std::pair<std::string, int64_t>> counts;
       for (const auto& a : motor_sequence) {
-        auto it = std::find_if(counts.begin(), counts.end(),
-                               [&](const auto& p) { return p.first == a; });
+        auto it =
+            std::find_if(counts.begin(), counts.end(), [&](const auto& p) { return p.first == a; });
         if (it == counts.end())
           counts.emplace_back(a, 1);
         else
@@ -62,7 +62,8 @@ torch::Tensor TopologyRegion::predict_from_field(const torch::Tensor& temporal_f
   const int64_t features = temporal_field.size(-1);
   torch::Tensor predictions = torch::zeros({n}, torch::kFloat32);
   float* p = predictions.data_ptr<float>();
-  const float* mom = prediction_momentum.defined() ? prediction_momentum.data_ptr<float>() : nullptr;
+  const float* mom =
+      prediction_momentum.defined() ? prediction_momentum.data_ptr<float>() : nullptr;
   const int64_t mom_n = prediction_momentum.defined() ? prediction_momentum.size(0) : 0;
   for (int64_t i = 0; i < n; ++i) {
     float v = tm[sensor_indices[i] % features];
@@ -112,11 +113,11 @@ torch::Tensor TopologyRegionSystem::extract_pattern(const torch::Tensor& field,
                                                     const std::array<int64_t, 3>& c,
                                                     int64_t feature_center) const {
   const int64_t h = 2;
-  torch::Tensor pattern = field.index(
-      {Slice(std::max<int64_t>(0, c[0] - h), std::min(field_shape_[0], c[0] + h + 1)),
-       Slice(std::max<int64_t>(0, c[1] - h), std::min(field_shape_[1], c[1] + h + 1)),
-       Slice(std::max<int64_t>(0, c[2] - h), std::min(field_shape_[2], c[2] + h + 1)),
-       feature_center});
+  torch::Tensor pattern =
+      field.index({Slice(std::max<int64_t>(0, c[0] - h), std::min(field_shape_[0], c[0] + h + 1)),
+                   Slice(std::max<int64_t>(0, c[1] - h), std::min(field_shape_[1], c[1] + h + 1)),
+                   Slice(std::max<int64_t>(0, c[2] - h), std::min(field_shape_[2], c[2] + h + 1)),
+                   feature_center});
   return pattern / (torch::norm(pattern) + 1e-8);
 }
 
@@ -189,9 +190,9 @@ std::optional<std::size_t> TopologyRegionSystem::find_matching_region(
     // np.sqrt(d2) < 5.0 exactly when the integer d2 < 25
     if (dx * dx + dy * dy + dz * dz >= 25) continue;
     if (pattern.sizes() != r.pattern.sizes()) continue;
-    const double similarity = torch::cosine_similarity(pattern.flatten().unsqueeze(0),
-                                                       r.pattern.flatten().unsqueeze(0))
-                                  .item<double>();
+    const double similarity =
+        torch::cosine_similarity(pattern.flatten().unsqueeze(0), r.pattern.flatten().unsqueeze(0))
+            .item<double>();
     if (similarity > similarity_threshold_ && similarity > best_similarity) {
       best = i;
       best_similarity = similarity;
@@ -270,7 +271,8 @@ void TopologyRegionSystem::cleanup_weak_regions(double now_s) {
   std::vector<std::pair<std::string, double>> scores;
   for (const auto& r : regions_) {
     const double time_factor = std::exp(-(now_s - r.last_activation) / 3600.0);
-    scores.emplace_back(r.id, r.importance * time_factor * static_cast<double>(r.consolidation_level));
+    scores.emplace_back(r.id,
+                        r.importance * time_factor * static_cast<double>(r.consolidation_level));
   }
   std::stable_sort(scores.begin(), scores.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -294,9 +296,10 @@ void TopologyRegionSystem::update_sensory_predictions(int64_t sensory_dim, doubl
     if (now_s - r.last_activation < 10.0) active.push_back(&r);
   if (active.empty()) return;
   // sorted(..., key=stability * importance, reverse=True): stable, descending
-  std::stable_sort(active.begin(), active.end(), [](const TopologyRegion* a, const TopologyRegion* b) {
-    return a->stability * a->importance > b->stability * b->importance;
-  });
+  std::stable_sort(active.begin(), active.end(),
+                   [](const TopologyRegion* a, const TopologyRegion* b) {
+                     return a->stability * a->importance > b->stability * b->importance;
+                   });
   const int64_t n_active = static_cast<int64_t>(active.size());
   // Python's // on non-negative ints
   const int64_t spr = std::max<int64_t>(1, sensory_dim / std::max<int64_t>(1, n_active));
@@ -317,7 +320,8 @@ void TopologyRegionSystem::update_sensory_predictions(int64_t sensory_dim, doubl
       if (static_cast<int64_t>(region.sensor_indices.size()) < spr * 2) {
         std::set<int64_t> all_assigned;
         for (const auto& r : regions_)
-          if (r.is_sensory_predictive) all_assigned.insert(r.sensor_indices.begin(), r.sensor_indices.end());
+          if (r.is_sensory_predictive)
+            all_assigned.insert(r.sensor_indices.begin(), r.sensor_indices.end());
         for (int64_t k = 0; k < sensory_dim; ++k)
           if (!all_assigned.count(k)) {
             region.sensor_indices.push_back(k);
@@ -373,10 +377,12 @@ void TopologyRegionSystem::save(StateWriter& w, const std::string& part) const {
                        {"abstraction_level", r.abstraction_level},
                        {"predictive", r.is_sensory_predictive},
                        {"sensor_indices", r.sensor_indices},
-                       {"prediction_history", std::vector<double>(r.prediction_history.begin(), r.prediction_history.end())},
+                       {"prediction_history", std::vector<double>(r.prediction_history.begin(),
+                                                                  r.prediction_history.end())},
                        {"prediction_confidence", r.prediction_confidence},
                        {"has_momentum", r.prediction_momentum.defined()},
-                       {"motor_sequence", std::vector<std::string>(r.motor_sequence.begin(), r.motor_sequence.end())},
+                       {"motor_sequence",
+                        std::vector<std::string>(r.motor_sequence.begin(), r.motor_sequence.end())},
                        {"behavioral_monotony", r.behavioral_monotony}});
   }
   nlohmann::json history = nlohmann::json::array();

@@ -4,6 +4,8 @@
 // insertion order; the clock (now_s) is an input.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <array>
 #include <deque>
 #include <map>
@@ -11,8 +13,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "brain/legacy/legacy_state_io.h"
 
@@ -23,7 +23,7 @@ struct TopologyRegion {
   std::string id;
   std::array<int64_t, 3> center{};  // spatial_center
   int64_t feature_center = 0;
-  torch::Tensor pattern;             // activation_pattern, float32 [<=5,<=5,<=5]
+  torch::Tensor pattern;  // activation_pattern, float32 [<=5,<=5,<=5]
   double mean_activation = 0, stability = 0, coherence = 0;
   double discovery_time = 0, last_activation = 0;
   int64_t activation_count = 0;
@@ -37,8 +37,8 @@ struct TopologyRegion {
   std::vector<int64_t> sensor_indices;
   std::deque<double> prediction_history;  // sensory_prediction_history's errors, maxlen 50
   double prediction_confidence = 0.0;
-  torch::Tensor prediction_momentum;      // float32 [n] or undefined (None)
-  std::deque<std::string> motor_sequence; // maxlen 20
+  torch::Tensor prediction_momentum;       // float32 [n] or undefined (None)
+  std::deque<std::string> motor_sequence;  // maxlen 20
   double behavioral_monotony = 0.0;
 
   // TopologyRegion.update_activation

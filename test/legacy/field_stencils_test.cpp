@@ -1,9 +1,10 @@
 // The legacy profile's stencils (brain/legacy/field_stencils.h) against the torch calls of the
 // original they replace, bit for bit.
-#include <ATen/Parallel.h>
-#include <catch2/catch.hpp>
-
 #include "brain/legacy/field_stencils.h"
+
+#include <ATen/Parallel.h>
+
+#include <catch2/catch.hpp>
 
 namespace {
 torch::Tensor depthwise(const torch::Tensor& content, const torch::Tensor& kernel) {
@@ -15,7 +16,8 @@ torch::Tensor depthwise(const torch::Tensor& content, const torch::Tensor& kerne
 }
 }  // namespace
 
-TEST_CASE("The legacy stencils equal the original's conv3d and roll calls bit for bit", "[legacy]") {
+TEST_CASE("The legacy stencils equal the original's conv3d and roll calls bit for bit",
+          "[legacy]") {
   at::set_num_threads(1);
   torch::manual_seed(3);
   for (int64_t R : {8, 16}) {
@@ -45,7 +47,9 @@ TEST_CASE("The legacy stencils equal the original's conv3d and roll calls bit fo
     torch::Tensor field = torch::randn({R, R, R, 64});
     torch::Tensor result = field.clone();
     for (int64_t d = 0; d < 3; ++d)
-      result = result + 0.05 * ((torch::roll(field, {1}, {d}) + torch::roll(field, {-1}, {d}) - 2 * field) / 2);
+      result =
+          result +
+          0.05 * ((torch::roll(field, {1}, {d}) + torch::roll(field, {-1}, {d}) - 2 * field) / 2);
     CHECK(torch::equal(fieldbrain::legacy::periodic_diffusion(field, 0.05), result));
   }
 }

@@ -1,19 +1,19 @@
 // The legacy profile against the pinned original's recorded runs (test/fixtures/legacy/, made by
 // scripts/legacy/run_original.py): construction bit for bit, every cycle's motors within 1e-5
 // with confidence and region counts equal, save/load continuing exactly, bad input refused.
+#include "brain/legacy/legacy_brain.h"
+
+#include <ATen/Parallel.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include <ATen/Parallel.h>
-#include <catch2/catch.hpp>
-
-#include "brain/legacy/legacy_brain.h"
 #include "brain/legacy/legacy_cycle.h"
 #include "test/legacy/legacy_fixture.h"
 
@@ -55,7 +55,8 @@ struct Replay {
 };
 
 // Runs cycles [from, to) of the fixture on `brain`, comparing every cycle.
-Replay replay(LegacyBrain& brain, const fieldbrain::legacy::LegacyFixture& fx, int64_t from, int64_t to) {
+Replay replay(LegacyBrain& brain, const fieldbrain::legacy::LegacyFixture& fx, int64_t from,
+              int64_t to) {
   Replay r;
   auto motors = fx.motors.accessor<double, 2>();
   auto conf = fx.confidence.accessor<double, 1>();
@@ -114,7 +115,8 @@ void check_scenario(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("The legacy brain's construction draws equal the original's bit for bit", "[parity][legacy]") {
+TEST_CASE("The legacy brain's construction draws equal the original's bit for bit",
+          "[parity][legacy]") {
   at::set_num_threads(1);
   const std::string dir = fixtures_dir() + "/r16_s24m4_construction";
   auto fx = fieldbrain::legacy::load_legacy_fixture(dir);
@@ -156,7 +158,8 @@ TEST_CASE("R32 S24 M4 smooth input with rewards matches the original for 300 cyc
   check_scenario("r32_s24m4_smooth_reward");
 }
 
-TEST_CASE("A legacy brain saved mid-run and loaded into a fresh one continues exactly", "[parity][legacy]") {
+TEST_CASE("A legacy brain saved mid-run and loaded into a fresh one continues exactly",
+          "[parity][legacy]") {
   at::set_num_threads(1);
   const auto names = scenario_names();
   REQUIRE(!names.empty());
@@ -168,8 +171,9 @@ TEST_CASE("A legacy brain saved mid-run and loaded into a fresh one continues ex
   const int64_t total = std::min<int64_t>(fx.inputs.size(0), 40), cut = 23;
   LegacyBrain a(options_of(fx.meta));
   for (int64_t n = 0; n < cut; ++n) a->step(row(fx.inputs, n), clock_of(fx.meta, n));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("legacy_save_" + std::to_string(::getpid()) + ".fbrain")).string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("legacy_save_" + std::to_string(::getpid()) + ".fbrain"))
+                               .string();
   a->save(path);
   LegacyOptions other = options_of(fx.meta);
   other.seed = 7;  // the archive's seed and generator state replace it
@@ -215,8 +219,13 @@ TEST_CASE("The legacy brain refuses bad input and leaves its state untouched", "
   }
   SECTION("a corrupt archive") {
     const std::string path =
-        (std::filesystem::temp_directory_path() / ("legacy_bad_" + std::to_string(::getpid()))).string();
-    { std::FILE* f = std::fopen(path.c_str(), "wb"); std::fputs("not an archive", f); std::fclose(f); }
+        (std::filesystem::temp_directory_path() / ("legacy_bad_" + std::to_string(::getpid())))
+            .string();
+    {
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      std::fputs("not an archive", f);
+      std::fclose(f);
+    }
     CHECK_THROWS_AS(brain->load(path), std::runtime_error);
     std::filesystem::remove(path);
   }

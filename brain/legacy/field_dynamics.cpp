@@ -1,0 +1,449 @@
+#include "brain/legacy/field_dynamics.h"
+
+#include <cmath>
+
+#include "brain/legacy/field_stencils.h"
+#include "brain/legacy/python_numerics.h"
+
+namespace fieldbrain::legacy {
+
+using torch::indexing::None;
+using torch::indexing::Slice;
+
+// EvolvedFieldDynamics.__init__ (+ _initialize_wave_vectors)
+FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options, int64_t n_waves,
+                                     at::Generator& gen)
+    : options_(std::move(options)) {
+  content_features_ = options_.field_shape().back() - 16;
+  spatial_features_ = content_features_ - 16;
+  torch::Tensor wv = at::randn({n_waves, 3}, gen, torch::kFloat32);
+  for (int64_t i = 0; i < n_waves; ++i) {
+    torch::Tensor row = wv[i];
+    wv[i] = row / (torch::norm(row) + 1e-8);  // safe_normalize
+  }
+  wave_vectors_ = register_buffer("wave_vectors", wv);
+}
+
+// EvolvedFieldDynamics.initialize_field_dynamics
+void FieldDynamicsImpl::initialize_field_dynamics(torch::Tensor& field, at::Generator& gen) const {
+  torch::Tensor dynamics = field.index({"...", Slice(content_features_, None)});
+  auto draw = [&](int64_t c0) {
+    torch::Tensor part = dynamics.index({"...", Slice(c0, c0 + 4)});
+    return at::randn(part.sizes(), gen, torch::kFloat32);
+  };
+  dynamics.index_put_({"...", Slice(0, 4)}, draw(0) * 0.1 + 2.0);
+  dynamics.index_put_({"...", Slice(4, 8)}, draw(4) * 0.05);
+  dynamics.index_put_({"...", Slice(8, 12)}, draw(8) * 0.05);
+  dynamics.index_put_({"...", Slice(12, 16)}, draw(12) * 0.2);
+}
+
+// EvolvedFieldDynamics._apply_differential_decay
+torch::Tensor FieldDynamicsImpl::apply_differential_decay(const torch::Tensor& content,
+                                                          const torch::Tensor& decay_rates,
+                                                          double global_decay) const {
+  torch::Tensor spatial = content.index({"...", Slice(0, spatial_features_)});
+  torch::Tensor temporal = content.index({"...", Slice(spatial_features_, None)});
+  torch::Tensor new_spatial = spatial.clone();
+  for (int64_t scale = 0; scale < std::min<int64_t>(4, decay_rates.size(-1)); ++scale) {
+    if (scale < new_spatial.size(-1)) {
+      torch::Tensor scale_decay = decay_rates.index({"...", scale}).unsqueeze(-1) * global_decay *
+                                  options_.decay_multiplier();
+      new_spatial.index({"...", Slice(scale, None, 4)}) *= scale_decay;
+    }
+  }
+  torch::Tensor temporal_decay =
+      torch::mean(decay_rates, {-1}, true) * global_decay * options_.decay_multiplier();
+  torch::Tensor new_temporal = temporal * temporal_decay;
+  {  // temporal_features > 1
+    torch::Tensor momentum = torch::zeros_like(new_temporal);
+    momentum.index_put_({"...", Slice(1, None)},
+                        new_temporal.index({"...", Slice(None, -1)}) * 0.15);
+    new_temporal = new_temporal * 0.85 + momentum;
+  }
+  return torch::cat({new_spatial, new_temporal}, -1);
+}
+
+// EvolvedFieldDynamics._generate_traveling_waves
+torch::Tensor FieldDynamicsImpl::generate_traveling_waves(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> wave_shape(shape.begin(), shape.begin() + 3);
+  torch::Tensor waves = torch::zeros(wave_shape, torch::kFloat32);
+  std::vector<torch::Tensor> coords;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<int64_t> view(3, 1);
+    view[i] = -1;
+    coords.push_back(torch::arange(wave_shape[i], torch::kFloat32).view(view));
+  }
+  const double wave_amplitude = options_.spontaneous_rate() * 5.0;
+  for (int64_t w = 0; w < wave_vectors_.size(0); ++w) {
+    torch::Tensor wave_vec = wave_vectors_[w];
+    // phase = phase_offset; phase = phase + wave_vec[i] * coords[i] / 3.0
+    torch::Tensor phase = (wave_vec[0] * coords[0] / 3.0) + phase_offset_;
+    for (int i = 1; i < 3; ++i) phase = phase + wave_vec[i] * coords[i] / 3.0;
+    waves += torch::sin(phase) * wave_amplitude;
+  }
+  phase_offset_ += 0.1;
+  waves = waves.unsqueeze(-1).expand(shape).clone();
+  waves *= 0.1;
+  return waves;
+}
+
+// EvolvedFieldDynamics._apply_learned_diffusion (the three depthwise conv3d calls computed by
+// field_stencils, bit for bit)
+torch::Tensor FieldDynamicsImpl::apply_learned_diffusion(const torch::Tensor& content,
+                                                         const torch::Tensor& diffusion) const {
+  return learned_diffusion(content, diffusion);
+}
+
+// EvolvedFieldDynamics._apply_coupling
+torch::Tensor FieldDynamicsImpl::apply_coupling(const torch::Tensor& content,
+                                                const torch::Tensor& coupling_weights,
+                                                const torch::Tensor& plasticity) const {
+  torch::Tensor activation = torch::tanh(content * plasticity.index({"...", 0}).unsqueeze(-1));
+  // conv3d(activation, 0.1 off-centre, zero padding, depthwise)
+  torch::Tensor coupling = neighbour_sum(activation, static_cast<float>(0.1));
+  torch::Tensor avg_weight = torch::mean(coupling_weights, {-1}, true);
+  torch::Tensor influence = coupling * avg_weight;
+  torch::Tensor plasticity_mod = plasticity.index({"...", 1}).unsqueeze(-1);
+  return content + influence * plasticity_mod;
+}
+
+// EvolvedFieldDynamics._evolve_dynamics
+torch::Tensor FieldDynamicsImpl::evolve_dynamics(const torch::Tensor& dynamics,
+                                                 const torch::Tensor& content,
+                                                 double exploration) const {
+  torch::Tensor abs_content = torch::abs(content);
+  torch::Tensor energy = torch::mean(abs_content, {-1}, true).squeeze(-1);
+  torch::Tensor variance = torch::var(content, at::IntArrayRef{-1}, true, true).squeeze(-1);
+  torch::Tensor sparsity =
+      torch::mean((abs_content < 0.1).to(torch::kFloat32), {-1}, true).squeeze(-1);
+  const double s = self_modification_strength_;
+  torch::Tensor update = torch::zeros(dynamics.sizes(), torch::kFloat32);
+  update.index_put_({"...", 0}, -energy * s);
+  update.index_put_({"...", 4}, variance * s);
+  update.index_put_({"...", 8}, sparsity * s * 0.5);
+  update.index_put_({"...", 12}, (energy * exploration - 0.5) * s * 0.5);
+  const double momentum = 0.95;
+  return dynamics * momentum + update * (1 - momentum);
+}
+
+// EvolvedFieldDynamics._update_self_modification_strength
+void FieldDynamicsImpl::update_self_modification_strength() {
+  const double base = 0.01 + 0.09 * std::log10(1 + static_cast<double>(evolution_count_) / 1000);
+  double s = error_modulation_.set ? base * error_modulation_.self_modification_boost : base;
+  self_modification_strength_ = py_min(0.3, s);
+}
+
+// EvolvedFieldDynamics.evolve_field
+torch::Tensor FieldDynamicsImpl::evolve_field(const torch::Tensor& field, at::Generator& gen) {
+  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
+  torch::Tensor dynamics = field.index({"...", Slice(content_features_, None)});
+  torch::Tensor decay_rates = torch::sigmoid(dynamics.index({"...", Slice(0, 4)}));
+  torch::Tensor diffusion = torch::tanh(dynamics.index({"...", Slice(4, 8)})) * 0.1;
+  torch::Tensor coupling = dynamics.index({"...", Slice(8, 12)});
+  torch::Tensor plasticity = torch::sigmoid(dynamics.index({"...", Slice(12, 16)}));
+  double global_decay = 0.999, exploration = 0.5, internal_drive = 0.5;
+  if (modulation_.set) {
+    global_decay = modulation_.decay_rate;
+    exploration = modulation_.exploration_drive;
+    internal_drive = modulation_.internal_drive;
+  }
+  // 1. multi-scale decay with working memory
+  torch::Tensor new_content = apply_differential_decay(content, decay_rates, global_decay);
+  // 2. spontaneous activity (the mean plasticity it computes is never used: not computed)
+  if (internal_drive > 0) {
+    std::vector<int64_t> shape(new_content.sizes().begin(), new_content.sizes().end());
+    torch::Tensor noise = at::randn(shape, gen, torch::kFloat32) * options_.spontaneous_rate();
+    torch::Tensor waves = generate_traveling_waves(shape);
+    torch::Tensor spontaneous = noise + waves * 2.0;
+    spontaneous *= internal_drive;
+    new_content += spontaneous;
+  }
+  // 3. learned diffusion, 4. coupling
+  new_content = apply_learned_diffusion(new_content, diffusion);
+  new_content = apply_coupling(new_content, coupling, plasticity);
+  // 6. self-modification of the dynamics, steered by the error field once there is one
+  torch::Tensor new_dynamics;
+  if (last_error_field_.defined()) {
+    torch::Tensor base = evolve_dynamics(dynamics, new_content, exploration);
+    torch::Tensor modulated =
+        PredictionErrorLearning::allocate_field_resources(error_resource_mask_, base);
+    const double error_weight = py_min(0.5, last_error_field_mean_abs_);
+    new_dynamics = base * (1 - error_weight) + modulated * error_weight;
+  } else {
+    new_dynamics = evolve_dynamics(dynamics, new_content, exploration);
+  }
+  // 7.
+  update_self_modification_strength();
+  torch::Tensor evolved = torch::cat({new_content, new_dynamics}, -1);
+  if (torch::isnan(evolved).any().item<bool>()) {
+    torch::Tensor nan_mask = torch::isnan(evolved);
+    const int64_t n = nan_mask.sum().item<int64_t>();
+    evolved.index_put_({nan_mask}, at::randn({n}, gen, torch::kFloat32) * 0.01);
+  }
+  torch::Tensor c = evolved.index({"...", Slice(0, content_features_)});
+  const double max_val = c.abs().max().item<double>();
+  if (max_val > 2.0) evolved.index_put_({"...", Slice(0, content_features_)}, torch::tanh(c));
+  torch::Tensor dyn =
+      torch::clamp(evolved.index({"...", Slice(content_features_, None)}), -5.0, 5.0);
+  evolved.index_put_({"...", Slice(content_features_, None)}, dyn);
+  evolution_count_ += 1;
+  return evolved;
+}
+
+// EvolvedFieldDynamics.compute_field_state (information_history is appended and never read:
+// not kept)
+FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field) {
+  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
+  FieldState s;
+  s.raw_information = torch::mean(torch::abs(content)).item<double>();
+  if (std::isnan(s.raw_information)) s.raw_information = 0.5;
+  torch::Tensor var = torch::var(content);
+  if (torch::isnan(var).any().item<bool>()) var = torch::zeros({}, torch::kFloat32);
+  s.variance = var.item<double>();
+  s.combined_information = s.raw_information * (1.0 + s.variance);
+  smoothed_information_ = 0.95 * smoothed_information_ + 0.05 * s.combined_information;
+  s.smoothed_information = smoothed_information_;
+  return s;
+}
+
+// EvolvedFieldDynamics.compute_novelty
+double FieldDynamicsImpl::compute_novelty(const torch::Tensor& field) {
+  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
+  torch::Tensor small = content.size(0) >= 8
+                            ? content.index({Slice(0, 8), Slice(0, 8), Slice(0, 8), Slice(0, 8)})
+                            : content;
+  torch::Tensor flat = small.flatten();
+  if (flat.size(0) > 512) {
+    torch::Tensor idx = torch::linspace(0, static_cast<double>(flat.size(0) - 1), 512,
+                                        torch::TensorOptions().dtype(torch::kLong));
+    flat = flat.index({idx});
+  }
+  torch::Tensor norm = flat / (torch::norm(flat) + 1e-8);
+  const auto push = [&](int64_t ts) {
+    pattern_memory_.push_back(norm.clone());
+    pattern_timestamps_.push_back(ts);
+    const auto cap = static_cast<std::size_t>(options_.pattern_memory_size() * 2);
+    if (pattern_memory_.size() > cap) pattern_memory_.pop_front(), pattern_timestamps_.pop_front();
+  };
+  if (pattern_memory_.empty()) {
+    push(evolution_count_);
+    last_novelty_ = 1.0;
+    return 1.0;
+  }
+  double max_similarity = 0.0;
+  const int64_t current_time = evolution_count_;
+  for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
+    const int64_t age = current_time - pattern_timestamps_[i];
+    if (age < 1000) {
+      const double weight = std::exp(static_cast<double>(-age) / 500);
+      const double similarity = torch::dot(norm, pattern_memory_[i]).item<double>() * weight;
+      max_similarity = py_max(max_similarity, similarity);
+    }
+  }
+  const double temporal_bonus = 0.1 * std::sin(static_cast<double>(current_time) * 0.01);
+  push(current_time);
+  const double novelty = py_max(0.0, (1.0 - max_similarity) + temporal_bonus);
+  last_novelty_ = novelty;
+  return novelty;
+}
+
+// EvolvedFieldDynamics.update_confidence
+void FieldDynamicsImpl::update_confidence(double prediction_error) {
+  prediction_errors_.push_back(prediction_error);
+  if (static_cast<int64_t>(prediction_errors_.size()) > options_.confidence_window())
+    prediction_errors_.pop_front();
+  double recent_error;
+  const std::size_t n = prediction_errors_.size();
+  if (n > 5) {
+    recent_error = numpy_mean_range(prediction_errors_, tail_begin(prediction_errors_, 10), n);
+    if (n > 20) {
+      const double old_error = numpy_mean_range(prediction_errors_, n - 20, n - 10);
+      error_improvement_history_.push_back(old_error - recent_error);
+      if (error_improvement_history_.size() > 50) error_improvement_history_.pop_front();
+      const std::size_t m = error_improvement_history_.size();
+      if (m > 10) {
+        const double recent_improvement = numpy_mean_range(error_improvement_history_, m - 10, m);
+        if (std::abs(recent_improvement) < 0.001)
+          learning_plateau_cycles_ += 1;
+        else
+          learning_plateau_cycles_ = 0;
+      }
+    }
+  } else {
+    recent_error = 0.5;
+  }
+  const double raw_confidence = 1.0 / (1.0 + recent_error * 5.0);
+  smoothed_confidence_ = 0.9 * smoothed_confidence_ + 0.1 * raw_confidence;
+}
+
+// EvolvedFieldDynamics.compute_field_modulation
+const FieldModulation& FieldDynamicsImpl::compute_field_modulation(const FieldState& state,
+                                                                   bool has_sensory_input) {
+  double information = state.smoothed_information;
+  double novelty = last_novelty_;
+  double confidence = smoothed_confidence_;
+  if (std::isnan(information)) information = 0.5;
+  if (std::isnan(confidence)) confidence = 0.5;
+  if (std::isnan(novelty)) novelty = 0.0;
+  if (!has_sensory_input)
+    cycles_without_input_ += 1;
+  else
+    cycles_without_input_ = 0;
+  const bool is_dreaming = cycles_without_input_ > 100;
+  double norm_information = information / 1.5;
+  norm_information =
+      norm_information < 0.0 ? 0.0 : (norm_information > 1.0 ? 1.0 : norm_information);
+  double internal_drive = (norm_information + confidence) / 2.0;
+  if (is_dreaming) internal_drive = 0.95;
+  const double base_exploration = (1.0 - norm_information) * (0.5 + 0.5 * novelty);
+  const double improvement_pressure =
+      py_min(0.5, static_cast<double>(learning_plateau_cycles_) / 200.0);
+  double exploration_drive = base_exploration + improvement_pressure + 0.3;
+  exploration_drive = py_min(1.0, exploration_drive);
+  const double uncertainty_bonus = (1.0 - confidence) * 0.2;
+  exploration_drive = py_min(1.0, exploration_drive + uncertainty_bonus);
+  FieldModulation m;
+  m.set = true;
+  m.internal_drive = internal_drive;
+  m.exploration_drive = exploration_drive;
+  m.sensory_amplification = 1.0 + (1.0 - confidence) * 0.5;
+  m.imprint_strength = 0.1 + 0.7 * (1.0 - internal_drive);
+  m.motor_noise = exploration_drive * 0.5;
+  m.decay_rate = 0.999 - 0.01 * norm_information;
+  m.attention_novelty_bias = (1.0 - internal_drive) * 0.8;
+  m.is_dreaming = is_dreaming;
+  m.information = norm_information;
+  m.confidence = confidence;
+  m.novelty = novelty;
+  modulation_ = m;
+  return modulation_;
+}
+
+// EvolvedFieldDynamics.process_prediction_errors
+void FieldDynamicsImpl::process_prediction_errors(
+    const torch::Tensor& errors, const std::vector<const TopologyRegion*>& regions) {
+  if (!error_learning_) error_learning_.emplace(options_.field_shape());
+  last_error_field_ = error_learning_->error_to_field(errors, regions);
+  error_modulation_ = error_learning_->compute_learning_modulation(last_error_field_);
+  // mean|E| is what evolve_field's blend weight reads each cycle; the field does not change
+  // until the next process_prediction_errors.
+  last_error_field_mean_abs_ = error_modulation_.mean_error;
+  error_resource_mask_ = PredictionErrorLearning::resource_mask(last_error_field_);
+  // "exploration_boost" scales _last_novelty, which compute_novelty overwrites before any read
+  last_novelty_ *= error_modulation_.exploration_boost;
+}
+
+void FieldDynamicsImpl::save(StateWriter& w, const std::string& part) const {
+  w.tensor(part + ".wave_vectors", wave_vectors_);
+  if (!pattern_memory_.empty())
+    w.tensor(part + ".pattern_memory", torch::stack(std::vector<torch::Tensor>(
+                                           pattern_memory_.begin(), pattern_memory_.end())));
+  if (last_error_field_.defined()) w.tensor(part + ".last_error_field", last_error_field_);
+  nlohmann::json m = {{"set", modulation_.set},
+                      {"internal_drive", modulation_.internal_drive},
+                      {"exploration_drive", modulation_.exploration_drive},
+                      {"sensory_amplification", modulation_.sensory_amplification},
+                      {"imprint_strength", modulation_.imprint_strength},
+                      {"motor_noise", modulation_.motor_noise},
+                      {"decay_rate", modulation_.decay_rate},
+                      {"attention_novelty_bias", modulation_.attention_novelty_bias},
+                      {"information", modulation_.information},
+                      {"confidence", modulation_.confidence},
+                      {"novelty", modulation_.novelty},
+                      {"is_dreaming", modulation_.is_dreaming}};
+  nlohmann::json em = {{"set", error_modulation_.set},
+                       {"self_modification_boost", error_modulation_.self_modification_boost},
+                       {"learning_rate", error_modulation_.learning_rate},
+                       {"exploration_boost", error_modulation_.exploration_boost},
+                       {"mean_error", error_modulation_.mean_error},
+                       {"max_error", error_modulation_.max_error}};
+  w.state[part] = {
+      {"phase_offset", phase_offset_},
+      {"self_modification_strength", self_modification_strength_},
+      {"evolution_count", evolution_count_},
+      {"pattern_timestamps",
+       std::vector<int64_t>(pattern_timestamps_.begin(), pattern_timestamps_.end())},
+      {"prediction_errors",
+       std::vector<double>(prediction_errors_.begin(), prediction_errors_.end())},
+      {"smoothed_confidence", smoothed_confidence_},
+      {"error_improvement_history",
+       std::vector<double>(error_improvement_history_.begin(), error_improvement_history_.end())},
+      {"learning_plateau_cycles", learning_plateau_cycles_},
+      {"smoothed_information", smoothed_information_},
+      {"cycles_without_input", cycles_without_input_},
+      {"last_novelty", last_novelty_},
+      {"modulation", m},
+      {"error_modulation", em},
+      {"has_error_learning", error_learning_.has_value()},
+      {"last_error_field_mean_abs", last_error_field_mean_abs_}};
+  if (error_learning_) error_learning_->save(w, part + ".error_learning");
+}
+
+void FieldDynamicsImpl::load(const StateReader& r, const std::string& part) {
+  const auto& j = r.at(part);
+  torch::Tensor wv = r.tensor(part + ".wave_vectors", torch::kFloat32, wave_vectors_.sizes());
+  auto ts = j.at("pattern_timestamps").get<std::vector<int64_t>>();
+  std::deque<torch::Tensor> memory;
+  if (!ts.empty()) {
+    torch::Tensor m = r.tensor(part + ".pattern_memory");
+    if (m.dim() != 2 || m.size(0) != static_cast<int64_t>(ts.size()))
+      throw std::runtime_error("legacy state: novelty memory does not match its timestamps");
+    for (int64_t i = 0; i < m.size(0); ++i) memory.push_back(m[i].clone());
+  }
+  torch::Tensor ef;
+  if (r.has_tensor(part + ".last_error_field"))
+    ef = r.tensor(part + ".last_error_field", torch::kFloat32,
+                  torch::IntArrayRef(options_.field_shape()));
+  std::optional<PredictionErrorLearning> pel;
+  if (j.at("has_error_learning").get<bool>()) {
+    pel.emplace(options_.field_shape());
+    pel->load(r, part + ".error_learning");
+  }
+  const auto& jm = j.at("modulation");
+  FieldModulation m;
+  m.set = jm.at("set").get<bool>();
+  m.internal_drive = jm.at("internal_drive").get<double>();
+  m.exploration_drive = jm.at("exploration_drive").get<double>();
+  m.sensory_amplification = jm.at("sensory_amplification").get<double>();
+  m.imprint_strength = jm.at("imprint_strength").get<double>();
+  m.motor_noise = jm.at("motor_noise").get<double>();
+  m.decay_rate = jm.at("decay_rate").get<double>();
+  m.attention_novelty_bias = jm.at("attention_novelty_bias").get<double>();
+  m.information = jm.at("information").get<double>();
+  m.confidence = jm.at("confidence").get<double>();
+  m.novelty = jm.at("novelty").get<double>();
+  m.is_dreaming = jm.at("is_dreaming").get<bool>();
+  const auto& je = j.at("error_modulation");
+  LearningModulation em;
+  em.set = je.at("set").get<bool>();
+  em.self_modification_boost = je.at("self_modification_boost").get<double>();
+  em.learning_rate = je.at("learning_rate").get<double>();
+  em.exploration_boost = je.at("exploration_boost").get<double>();
+  em.mean_error = je.at("mean_error").get<double>();
+  em.max_error = je.at("max_error").get<double>();
+  auto pe = j.at("prediction_errors").get<std::vector<double>>();
+  auto eih = j.at("error_improvement_history").get<std::vector<double>>();
+  // everything parsed: commit
+  wave_vectors_.copy_(wv);
+  pattern_memory_ = std::move(memory);
+  pattern_timestamps_.assign(ts.begin(), ts.end());
+  last_error_field_ = ef;
+  error_resource_mask_ =
+      ef.defined() ? PredictionErrorLearning::resource_mask(ef) : torch::Tensor();
+  error_learning_ = std::move(pel);
+  modulation_ = m;
+  error_modulation_ = em;
+  prediction_errors_.assign(pe.begin(), pe.end());
+  error_improvement_history_.assign(eih.begin(), eih.end());
+  phase_offset_ = j.at("phase_offset").get<double>();
+  self_modification_strength_ = j.at("self_modification_strength").get<double>();
+  evolution_count_ = j.at("evolution_count").get<int64_t>();
+  smoothed_confidence_ = j.at("smoothed_confidence").get<double>();
+  learning_plateau_cycles_ = j.at("learning_plateau_cycles").get<int64_t>();
+  smoothed_information_ = j.at("smoothed_information").get<double>();
+  cycles_without_input_ = j.at("cycles_without_input").get<int64_t>();
+  last_novelty_ = j.at("last_novelty").get<double>();
+  last_error_field_mean_abs_ = j.at("last_error_field_mean_abs").get<double>();
+}
+
+}  // namespace fieldbrain::legacy

@@ -1,0 +1,168 @@
+#include "brain/legacy/hierarchical_prediction.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "brain/legacy/python_numerics.h"
+
+namespace fieldbrain::legacy {
+
+using torch::indexing::Slice;
+
+namespace {
+constexpr std::array<double, 4> kGains = {1.0, 0.5, 0.3, 0.2};
+constexpr std::array<double, 4> kLearningRates = {0.3, 0.1, 0.03, 0.01};
+constexpr std::array<const char*, 4> kNames = {"immediate", "short_term", "long_term", "abstract"};
+}  // namespace
+
+HierarchicalPredictionImpl::HierarchicalPredictionImpl(HierarchicalPredictionOptions options,
+                                                       at::Generator& gen)
+    : options_(std::move(options)) {
+  const int64_t S = options_.sensory_dim();
+  for (int k = 0; k < 4; ++k) {
+    // torch.nn.init.xavier_uniform_(w, gain): fan_in = S, fan_out = 16
+    torch::Tensor w = torch::zeros({16, S}, torch::kFloat32);
+    const double std_ = kGains[k] * std::sqrt(2.0 / static_cast<double>(S + 16));
+    const double a = std::sqrt(3.0) * std_;
+    w.uniform_(-a, a, gen);
+    weights_[k] = register_buffer(std::string(kNames[k]) + "_weights", w);
+  }
+}
+
+// HierarchicalPredictionSystem._calculate_confidence
+double HierarchicalPredictionImpl::calculate_confidence(const std::deque<double>& errors) {
+  if (errors.size() < 5) return 0.5;
+  const std::size_t n = errors.size();
+  const double mean_recent = python_mean_range(errors, tail_begin(errors, 10), n);
+  double confidence = 1.0 - py_min(1.0, mean_recent * 2.0);
+  if (n > 20) {
+    const double mean_old = python_mean_range(errors, n - 20, n - 10);
+    if (mean_recent < mean_old) confidence = py_min(1.0, confidence * 1.1);
+  }
+  return confidence;
+}
+
+// HierarchicalPredictionSystem.extract_hierarchical_predictions
+HierarchicalPredictionResult HierarchicalPredictionImpl::extract(const torch::Tensor& field) const {
+  HierarchicalPredictionResult r;
+  for (int k = 0; k < 4; ++k) {
+    torch::Tensor encoding =
+        torch::mean(field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
+    r.predictions[k] = torch::tanh(torch::matmul(encoding, weights_[k]));
+    r.confidences[k] = calculate_confidence(errors_[k]);
+  }
+  return r;
+}
+
+// HierarchicalPredictionSystem.combine_hierarchical_predictions
+torch::Tensor HierarchicalPredictionImpl::combine(const HierarchicalPredictionResult& p) {
+  const auto& c = p.confidences;
+  const double total_weight = c[0] + c[1] * 0.5 + c[2] * 0.25 + c[3] * 0.125;
+  if (total_weight < 0.01) return p.predictions[0];
+  return (p.predictions[0] * c[0] + p.predictions[1] * c[1] * 0.5 + p.predictions[2] * c[2] * 0.25 +
+          p.predictions[3] * c[3] * 0.125) /
+         total_weight;
+}
+
+// HierarchicalPredictionSystem._encode_pattern_to_field
+void HierarchicalPredictionImpl::encode_pattern_to_field(const torch::Tensor& pattern,
+                                                         int64_t first_channel,
+                                                         const torch::Tensor& error,
+                                                         std::vector<FieldBlobWrite>& out) const {
+  const auto& shape = options_.field_shape();
+  const double error_magnitude = torch::mean(torch::abs(error)).item<double>();
+  if (!(error_magnitude > 0.01)) return;
+  const float* pv = pattern.data_ptr<float>();
+  const int64_t n = std::min<int64_t>(pattern.size(0), 16);
+  for (int64_t i = 0; i < n; ++i) {
+    // int((i % 4) * R / 4 + R / 8): true divisions in double, then truncation
+    const auto xc = static_cast<int64_t>(static_cast<double>((i % 4) * shape[0]) / 4.0 +
+                                         static_cast<double>(shape[0]) / 8.0);
+    const auto yc = static_cast<int64_t>(static_cast<double>((i / 4) * shape[1]) / 4.0 +
+                                         static_cast<double>(shape[1]) / 8.0);
+    const int64_t zc = shape[2] / 2;
+    const int64_t spread =
+        std::max<int64_t>(1, std::min<int64_t>(3, static_cast<int64_t>(error_magnitude * 10)));
+    const double value = static_cast<double>(pv[i]) * (0.5 + error_magnitude);
+    out.push_back({std::max<int64_t>(0, xc - spread), std::min(shape[0], xc + spread + 1),
+                   std::max<int64_t>(0, yc - spread), std::min(shape[1], yc + spread + 1),
+                   std::max<int64_t>(0, zc - spread), std::min(shape[2], zc + spread + 1),
+                   first_channel + i, value});
+  }
+}
+
+// HierarchicalPredictionSystem.process_hierarchical_errors
+std::vector<FieldBlobWrite> HierarchicalPredictionImpl::process_errors(
+    const HierarchicalPredictionResult& predicted, const torch::Tensor& actual,
+    const torch::Tensor& current_field) {
+  std::vector<FieldBlobWrite> writes;
+  history_.push_back(actual.clone());
+  if (history_.size() > 1000) history_.pop_front();
+  const int64_t min_dim = std::min(actual.size(0), predicted.predictions[0].size(0));
+  const std::size_t n = history_.size();
+  for (int k = 0; k < 4; ++k) {
+    torch::Tensor target;
+    if (k == 0) {
+      target = actual;
+    } else if (k == 1) {
+      if (n < 10) continue;
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.end() - 10, history_.end())), 0);
+    } else if (k == 2) {
+      if (n < 100) continue;
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.end() - 100, history_.end())), 0);
+    } else {
+      if (n < 100) continue;  // abstract_window // 10
+      target = torch::mean(
+          torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())), 0);
+    }
+    torch::Tensor error =
+        target.index({Slice(0, min_dim)}) - predicted.predictions[k].index({Slice(0, min_dim)});
+    errors_[k].push_back(torch::mean(torch::abs(error)).item<double>());
+    if (errors_[k].size() > 50) errors_[k].pop_front();
+    torch::Tensor encoding =
+        torch::mean(current_field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
+    torch::Tensor grad = torch::outer(encoding, error.index({Slice(0, min_dim)}));
+    weights_[k].index({Slice(), Slice(0, min_dim)}) += grad * kLearningRates[k];
+    encode_pattern_to_field(target, 16 * k, error, writes);
+  }
+  return writes;
+}
+
+void HierarchicalPredictionImpl::save(StateWriter& w, const std::string& part) const {
+  nlohmann::json errors = nlohmann::json::array();
+  for (int k = 0; k < 4; ++k) {
+    w.tensor(part + "." + kNames[k] + "_weights", weights_[k]);
+    errors.push_back(std::vector<double>(errors_[k].begin(), errors_[k].end()));
+  }
+  if (!history_.empty())
+    w.tensor(part + ".history",
+             torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())));
+  w.state[part] = {{"errors", errors}, {"history_length", history_.size()}};
+}
+
+void HierarchicalPredictionImpl::load(const StateReader& r, const std::string& part) {
+  const auto& j = r.at(part);
+  const int64_t S = options_.sensory_dim();
+  std::array<torch::Tensor, 4> weights;
+  std::array<std::deque<double>, 4> errors;
+  for (int k = 0; k < 4; ++k) {
+    weights[k] = r.tensor(part + "." + kNames[k] + "_weights", torch::kFloat32, {16, S});
+    auto e = j.at("errors").at(k).get<std::vector<double>>();
+    errors[k].assign(e.begin(), e.end());
+  }
+  std::deque<torch::Tensor> history;
+  const auto hl = j.at("history_length").get<int64_t>();
+  if (hl > 0) {
+    torch::Tensor h = r.tensor(part + ".history");
+    if (h.dim() != 2 || h.size(0) != hl)
+      throw std::runtime_error("legacy state: hierarchical history has the wrong shape");
+    for (int64_t i = 0; i < hl; ++i) history.push_back(h[i].clone());
+  }
+  for (int k = 0; k < 4; ++k) weights_[k].copy_(weights[k]);
+  errors_ = std::move(errors);
+  history_ = std::move(history);
+}
+
+}  // namespace fieldbrain::legacy

@@ -1,0 +1,74 @@
+#include "brain/legacy/motor_generation.h"
+
+#include <cmath>
+
+namespace fieldbrain::legacy {
+
+using torch::indexing::Slice;
+
+namespace {
+// _extract_motor_tendencies_from_field
+torch::Tensor extract_motor_tendencies(const torch::Tensor& field, int64_t motor_dim,
+                                       at::Generator& gen, bool has_strategic_pattern) {
+  torch::Tensor content = field.index({"...", Slice(0, 32)});
+  const int64_t R0 = content.size(0), R1 = content.size(1), R2 = content.size(2);
+  double x_grad = 0.0, y_grad = 0.0, z_grad = 0.0;
+  if (R0 > 1) x_grad = (content.index({-1}).mean() - content.index({0}).mean()).item<double>();
+  if (R1 > 1)
+    y_grad =
+        (content.index({Slice(), -1}).mean() - content.index({Slice(), 0}).mean()).item<double>();
+  if (R2 > 1)
+    z_grad =
+        (content.index({Slice(), Slice(), -1}).mean() - content.index({Slice(), Slice(), 0}).mean())
+            .item<double>();
+  double pattern_strength = 0.0;
+  if (has_strategic_pattern)
+    pattern_strength = field.index({"...", Slice(32, 48)}).abs().mean().item<double>();
+  torch::Tensor t = torch::zeros({motor_dim}, torch::kFloat32);
+  float* p = t.data_ptr<float>();
+  const double gradient_amplification = 5.0;
+  if (motor_dim >= 2) {
+    p[0] = static_cast<float>(x_grad * gradient_amplification);
+    p[1] = static_cast<float>(y_grad * gradient_amplification);
+  }
+  if (motor_dim >= 3) p[2] = static_cast<float>(pattern_strength);
+  if (motor_dim >= 4) p[3] = static_cast<float>(z_grad * 0.5);
+  for (int64_t i = 4; i < motor_dim; ++i)
+    p[i] = static_cast<float>(at::randn({1}, gen, torch::kFloat32).item<double>() * 0.1);
+  return t;
+}
+}  // namespace
+
+// UnifiedFieldBrain._generate_motor_action
+std::vector<double> generate_motor_action(const torch::Tensor& field, int64_t motor_dim,
+                                          double exploration_drive, at::Generator& gen,
+                                          bool has_strategic_pattern) {
+  torch::Tensor tendencies = extract_motor_tendencies(field, motor_dim, gen, has_strategic_pattern);
+  if (exploration_drive > 0) {
+    torch::Tensor noise = at::randn({motor_dim}, gen, torch::kFloat32) * exploration_drive * 0.3;
+    tendencies = tendencies + noise;
+  }
+  torch::Tensor motor = torch::tanh(tendencies);
+  const float* m = motor.data_ptr<float>();
+  return std::vector<double>(m, m + motor_dim);
+}
+
+// UnifiedFieldBrain._echo_motor_to_field (+ _motor_to_spatial_pattern)
+void echo_motor_to_field(torch::Tensor& field, const std::vector<double>& motor) {
+  const int64_t R = field.size(0);
+  field.index({"...", 62}) *= 0.95;
+  field.index({"...", 63}) *= 0.95;
+  torch::Tensor pattern = torch::zeros({R, R, R}, torch::kFloat32);
+  if (motor.size() >= 2) {
+    torch::Tensor lin = torch::linspace(-1, 1, R, torch::kFloat32);
+    pattern.index({Slice(), Slice(), Slice()}) += motor[0] * lin.unsqueeze(0).unsqueeze(0);
+    pattern += motor[1] * lin.unsqueeze(0).unsqueeze(2);
+  }
+  field.index({"...", 62}) += pattern * 0.3;
+  double sum = 0.0;
+  for (double v : motor) sum += std::abs(v);
+  const double magnitude = sum / static_cast<double>(motor.size());
+  field.index({"...", 63}) += magnitude * 0.2;
+}
+
+}  // namespace fieldbrain::legacy

@@ -1,0 +1,107 @@
+#include "brain/legacy/prediction_error_learning.h"
+
+#include <algorithm>
+
+#include "brain/legacy/python_numerics.h"
+
+namespace fieldbrain::legacy {
+
+using torch::indexing::Slice;
+
+PredictionErrorLearning::PredictionErrorLearning(std::vector<int64_t> field_shape)
+    : field_shape_(std::move(field_shape)) {}
+
+// PredictionErrorLearning.error_to_field
+torch::Tensor PredictionErrorLearning::error_to_field(
+    const torch::Tensor& e, const std::vector<const TopologyRegion*>& regions) {
+  torch::Tensor error_field = torch::zeros(field_shape_, torch::kFloat32);
+  const int64_t n = e.size(0);
+  const float* ep = e.data_ptr<float>();
+  const int64_t R0 = field_shape_[0], R1 = field_shape_[1], R2 = field_shape_[2];
+  for (const TopologyRegion* region : regions) {
+    if (region == nullptr || !region->is_sensory_predictive) continue;
+    std::vector<double> region_errors;
+    for (int64_t s : region->sensor_indices)
+      if (s < n) region_errors.push_back(static_cast<double>(ep[s]));
+    if (region_errors.empty()) continue;
+    const double avg_error = numpy_mean(region_errors);
+    // error_by_region (a per-region history) is read by no part of the cycle: not kept.
+    const int64_t x = region->center[0], y = region->center[1], z = region->center[2];
+    const double error_strength = py_min(1.0, avg_error * 2.0);
+    if (avg_error > 0.1) {
+      const int64_t sp = 1;
+      error_field
+          .index({Slice(std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)),
+                  Slice(std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)),
+                  Slice(std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)), Slice()})
+          .add_(error_strength);
+    } else {
+      const int64_t sp = 2;
+      const double consolidation_strength = 0.1 * (1.0 - avg_error);
+      error_field
+          .index({Slice(std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)),
+                  Slice(std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)),
+                  Slice(std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)), Slice()})
+          .sub_(consolidation_strength);
+    }
+  }
+  const double global_error = torch::mean(torch::abs(e)).item<double>();
+  error_history_.push_back(global_error);
+  if (error_history_.size() > 100) error_history_.pop_front();
+  error_field.add_(global_error * 0.05);
+  return error_field;
+}
+
+// PredictionErrorLearning.compute_learning_modulation (error_variance and resource_bias are
+// telemetry the cycle never reads: not computed).
+LearningModulation PredictionErrorLearning::compute_learning_modulation(
+    const torch::Tensor& error_field) const {
+  LearningModulation m;
+  m.set = true;
+  torch::Tensor a = torch::abs(error_field);
+  m.mean_error = torch::mean(a).item<double>();
+  m.max_error = torch::max(a).item<double>();
+  m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
+  m.learning_rate = 0.1 * m.self_modification_boost;
+  if (error_history_.size() > 20) {
+    const std::size_t n = error_history_.size();
+    const double recent = numpy_mean_range(error_history_, n - 10, n);
+    const double older = numpy_mean_range(error_history_, n - 20, n - 10);
+    const double improvement = older - recent;
+    m.exploration_boost = improvement < 0.001 ? 1.5 : 0.8;
+  } else {
+    m.exploration_boost = 1.0;
+  }
+  return m;
+}
+
+// PredictionErrorLearning.allocate_field_resources
+torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field) {
+  torch::Tensor error_norm = torch::abs(error_field);
+  error_norm = error_norm / (torch::max(error_norm) + 1e-8);
+  return error_norm.index({"...", Slice(0, 4)}).contiguous();
+}
+
+torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& mask4,
+                                                                const torch::Tensor& dynamics) {
+  torch::Tensor nd = dynamics.clone();
+  nd.index_put_({"...", Slice(0, 4)},
+                dynamics.index({"...", Slice(0, 4)}) * 0.9 + (0.5 + (1.0 - mask4) * 0.5) * 0.1);
+  nd.index_put_({"...", Slice(4, 8)},
+                dynamics.index({"...", Slice(4, 8)}) * 0.9 + (mask4 * 0.2 - 0.1) * 0.1);
+  nd.index_put_({"...", Slice(12, 16)}, dynamics.index({"...", Slice(12, 16)}) * 0.9 +
+                                            torch::sigmoid(mask4 * 2.0 - 0.5) * 0.1);
+  return nd;
+}
+
+void PredictionErrorLearning::save(StateWriter& w, const std::string& part) const {
+  w.state[part] = {
+      {"error_history", std::vector<double>(error_history_.begin(), error_history_.end())}};
+}
+
+void PredictionErrorLearning::load(const StateReader& r, const std::string& part) {
+  auto v = r.at(part).at("error_history").get<std::vector<double>>();
+  error_history_.assign(v.begin(), v.end());
+}
+
+}  // namespace fieldbrain::legacy

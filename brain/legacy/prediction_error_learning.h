@@ -1,0 +1,52 @@
+// em-brain's PredictionErrorLearning (brains/field/prediction_error_learning.py): prediction
+// errors become a spatial error field that steers how the dynamics channels evolve, and a
+// learning modulation (self-modification boost, learning rate) for the imprint and sigma.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <deque>
+#include <vector>
+
+#include "brain/legacy/legacy_state_io.h"
+#include "brain/legacy/topology_regions.h"
+
+namespace fieldbrain::legacy {
+
+// compute_learning_modulation's dict, reduced to what the cycle reads.
+struct LearningModulation {
+  bool set = false;                      // the original's `if self._error_modulation:`
+  double self_modification_boost = 1.0;  // min(3, 1 + 4 mean|E|)
+  double learning_rate = 0.1;            // 0.1 * boost
+  double exploration_boost = 1.0;        // read by nothing that lasts (B6), kept for telemetry
+  double mean_error = 0.0, max_error = 0.0;
+};
+
+class PredictionErrorLearning {
+ public:
+  explicit PredictionErrorLearning(std::vector<int64_t> field_shape);
+
+  // error_to_field: the error field [R,R,R,64] of this cycle's errors `e` [S] at the
+  // predictive regions' centres (regions in the given order; null entries skipped, as the
+  // original skips region IDs), plus a global 0.05 mean|e|.
+  torch::Tensor error_to_field(const torch::Tensor& e,
+                               const std::vector<const TopologyRegion*>& regions);
+  // compute_learning_modulation.
+  LearningModulation compute_learning_modulation(const torch::Tensor& error_field) const;
+  // allocate_field_resources: the dynamics [R,R,R,16] pulled towards the error's demands.
+  // `resource_mask` is resource_mask(error_field) (the field changes only when errors are
+  // processed, so the brain computes the mask once per error field).
+  static torch::Tensor allocate_field_resources(const torch::Tensor& resource_mask,
+                                                const torch::Tensor& dynamics);
+  // |E| / (max|E| + 1e-8), channels 0-3 (the only ones allocate_field_resources reads).
+  static torch::Tensor resource_mask(const torch::Tensor& error_field);
+
+  void save(StateWriter& w, const std::string& part) const;
+  void load(const StateReader& r, const std::string& part);
+
+ private:
+  std::vector<int64_t> field_shape_;
+  std::deque<double> error_history_;  // maxlen 100
+};
+
+}  // namespace fieldbrain::legacy

@@ -259,15 +259,17 @@ NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std:
   const uint64_t available = (file_size - h.data_offset) / 4;
   const bool empty = std::find(h.shape.begin(), h.shape.end(), 0) != h.shape.end();
   h.values = empty ? 0 : 1;
+  const auto too_many = [&] {
+    refuse(name, fmt::format("header 'shape' {} claims more float32 values than the {} bytes "
+                             "after its header hold ({} values)",
+                             shape_text(h.shape), file_size - h.data_offset, available));
+  };
   for (int64_t d : h.shape) {
     if (empty) break;
-    if (h.values > available / uint64_t(d)) {
-      refuse(name, fmt::format("header 'shape' {} claims more float32 values than the {} bytes "
-                               "after its header hold ({} values)",
-                               shape_text(h.shape), file_size - h.data_offset, available));
-    }
+    if (h.values > available / uint64_t(d)) too_many();
     h.values *= uint64_t(d);
   }
+  if (h.values > available) too_many();  // shape () is one value
   return h;
 }
 

@@ -129,6 +129,10 @@ TEST_CASE(
     f.session["brain"]["sensory_dim"] = 24;
     check_refused(replay(f.write("rows2g")), "sensors.npy", "'shape' (20000000, 24)");
   }
+  SECTION("a scalar without its value") {  // found by fuzz-smoke-npy
+    f.reward = npy("()", 0);
+    check_refused(replay(f.write("scalar")), "reward.npy", "'shape' () claims");
+  }
   SECTION("one value short") {
     f.motors = npy("(4, 2)", kRows * kM - 1);
     check_refused(replay(f.write("short")), "motors.npy", "'shape' (4, 2)");

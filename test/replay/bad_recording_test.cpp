@@ -191,7 +191,7 @@ TEST_CASE("replay names the file and field of a non-numeric value", "[replay]") 
   }
   SECTION("a brain setting") {
     f.session["brain"]["resolution"] = "eight";
-    check_refused(replay(f.write("r-string")), "session.json", "\"resolution\"");
+    check_refused(replay(f.write("r-string")), "session.json", "'brain.resolution'");
   }
   SECTION("not JSON") {
     f.session_text = "{\"robot_key\": ";
@@ -203,16 +203,16 @@ TEST_CASE("replay bounds session.json's brain settings as the server's config do
   RecordingFiles f;
   SECTION("resolution below the server's range") {
     f.session["brain"]["resolution"] = 4;
-    check_refused(replay(f.write("r4")), "session.json", "resolution = 4 is out of range");
+    check_refused(replay(f.write("r4")), "session.json", "'brain.resolution' = 4 is out of range");
   }
   SECTION("attractor_capacity above it") {
     f.session["brain"]["attractor_capacity"] = 100000;
-    check_refused(replay(f.write("a-big")), "session.json", "attractor_capacity = 100000");
+    check_refused(replay(f.write("a-big")), "session.json", "'brain.attractor_capacity' = 100000");
   }
   SECTION("S above the server's max_dim") {
     f.session["sensory_dim"] = 5000;
     f.session["brain"]["sensory_dim"] = 5000;
-    check_refused(replay(f.write("s-big")), "session.json", "sensory_dim = 5000");
+    check_refused(replay(f.write("s-big")), "session.json", "'brain.sensory_dim' = 5000");
   }
   SECTION("S that differs from the brain's") {
     f.session["sensory_dim"] = 5;

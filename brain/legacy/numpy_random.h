@@ -1,7 +1,7 @@
 // numpy's legacy global generator (numpy.random.RandomState, numpy 1.24), as the original field
 // brain uses it: np.random.seed(s) then np.random.randint(3, 6) once, in
 // EvolvedFieldDynamics._initialize_wave_vectors (n_waves). No other numpy draw happens during
-// construction or a cycle of the pinned original (docs: LEGACY_PROFILE.md section 2).
+// construction or a cycle of the pinned original (test/fixtures/legacy/README.md, "Notes for the port" 1 and 3).
 //
 // Exact reproduction, checked against numpy for 1,000 seeds (test/legacy/numpy_random_test.cpp):
 // - seed(uint32): np.random.seed(int) -> numpy's mt19937_seed, i.e. MT19937's init_genrand

@@ -2,7 +2,7 @@
 """Python torch's draw sequence of the original field brain, for test/legacy/torch_draws_test.cpp.
 
 Replays, with plain torch (no em-brain needed), the generator calls the original makes
-(LEGACY_PROFILE.md section 2) after torch.manual_seed(seed), at a small R so every value can be
+(test/fixtures/legacy/README.md, "Notes for the port" 3) after torch.manual_seed(seed), at a small R so every value can be
 stored: construction (randn [R,R,R,64]; randn [n_waves,3]; 4 x randn_like [R,R,R,4]; 4 x
 xavier_uniform_ [16,S] with gains 1, .5, .3, .2), then per cycle (randn_like [R,R,R] when the
 imprint takes the empty location; randn [R,R,R,48]; (M-4) x randn [1]; randn [M]).

@@ -2,7 +2,7 @@
 """Run a user's em-brain checkout, pinned, and write one legacy fixture folder.
 
 The original field brain (UnifiedFieldBrain.process_robot_cycle, em-brain commit ef2bdb8) is
-deterministic only under the pins of docs/LEGACY_PROFILE (P1-P7). This script applies them at
+deterministic only under the pins P1-P7 (docs/legacy.md). This script applies them at
 run time, by monkeypatching; no file of the checkout is edited:
 
   P1  torch.manual_seed / np.random.seed / random.seed(seed) just before the brain is built

@@ -1,5 +1,5 @@
 // LibTorch's CPU generator, seeded as torch.manual_seed(s) seeds Python's, reproduces bit for bit
-// the draws the original field brain makes (LEGACY_PROFILE.md section 2): the construction draws
+// the draws the original field brain makes (test/fixtures/legacy/README.md, "Notes for the port" 3): the construction draws
 // of the pinned original (r16_s24m4_construction, from em-brain itself) and its cycle-0 draws,
 // and Python torch's draw sequences over several cycles (torch_draws/, made by
 // scripts/legacy/make_draws_fixture.py). The per-element path of tensors with fewer than 16

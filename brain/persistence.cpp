@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <boost/crc.hpp>
 #include <caffe2/serialize/versions.h>
 
 #include "brain/plain_pickle.h"
@@ -67,8 +68,7 @@ void update_with_nul(hrr::Sha256& sha, const std::string& s) { sha.update(s.data
 // (a 1 KB file claiming a 4 GB string allocates 4 GB: fuzz-brain_save). So the layout is
 // checked first, against the file's size: every zip record stored (as torch.save and this
 // writer store them) and inside the file, and every length and memo index in data.pkl inside
-// data.pkl. Returns "" when the layout holds, else what is wrong. An opcode this scan does not
-// know ends it; LibTorch then judges the rest.
+// data.pkl. Returns "" when the layout holds, else what is wrong. An opcode this scan does not know ends it; LibTorch then judges the rest.
 std::string archive_layout_problem(const std::vector<char>& bytes) {
   const uint64_t size = bytes.size();
   const auto u16 = [&](uint64_t at) {
@@ -94,7 +94,8 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     cd_offset = u64(z + 48);
   }
   if (cd_offset > size || cd_size > size - cd_offset) return "central directory outside the file";
-  uint64_t at = cd_offset, pkl_begin = 0, pkl_end = 0, version_begin = 0, version_end = 0;
+  uint64_t at = cd_offset, pkl_begin = 0, pkl_end = 0, version_begin = 0, version_end = 0,
+           version_crc = 0;
   std::string folder;  // the first record's folder: LibTorch looks every record up under it
   for (uint64_t i = 0; i < entries; ++i) {
     if (at > size || size - at < 46 || u32(at) != 0x02014b50) return "bad central directory entry";
@@ -139,13 +140,18 @@ std::string archive_layout_problem(const std::vector<char>& bytes) {
     if (name == folder + ".data/version" || (version_end == 0 && name == folder + "version")) {
       version_begin = data;
       version_end = data + uncomp;
+      version_crc = u32(at + 16);
     }
     at = next;
   }
   if (pkl_end == 0) return "no data.pkl record";
   // LibTorch's reader throws on a bad "version" record from inside its constructor, which
-  // leaks the zip reader's state (fuzz-brain_save): the same check, first.
+  // leaks the zip reader's state (fuzz-brain_save): the same checks, first (its value, and the
+  // CRC-32 the zip reader verifies when it reads the record).
   if (version_end == 0) return "no version record";
+  boost::crc_32_type version_sum;
+  version_sum.process_bytes(bytes.data() + version_begin, version_end - version_begin);
+  if (version_sum.checksum() != version_crc) return "the version record fails its CRC-32 check";
   const std::string version(bytes.data() + version_begin, version_end - version_begin);
   const size_t digits = version.find_first_not_of(" \t\n");
   uint64_t file_version = 0;

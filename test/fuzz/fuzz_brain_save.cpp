@@ -19,6 +19,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <c10/util/Logging.h>
+
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 
@@ -158,6 +160,10 @@ ArchiveContents mutate(FuzzedDataProvider& in, const ArchiveContents& pristine) 
 // FIELDBRAIN_FUZZ_WRITE_SEED=PATH writes the pristine save as a raw-file input (the seed in
 // test/fuzz/seeds/brain_save/ was made so) and exits.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // LibTorch builds a symbolised stack trace into every c10::Error it throws (dladdr per frame):
+  // most inputs are refused by such a throw, and the trace, never read here, cost more than the
+  // load itself.
+  c10::SetStackTraceFetcher([] { return std::string(); });
   if (const char* out = std::getenv("FIELDBRAIN_FUZZ_WRITE_SEED")) {
     // Whole: the pristine save. Small: a valid archive with a brain's metadata and one small
     // tensor, a cheap start for the raw-file inputs.

@@ -48,6 +48,11 @@ double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
 // load its OpenMP threads must not spin: test/brain/CMakeLists.txt), so this uses every
 // hardware thread.
 void follow_reference(int64_t R, int64_t B, int cycles) {
+  // The reference path's temporaries at R = 32, B = 4 (33.5 MB a field) are above glibc's
+  // largest mmap threshold (32 MB), so each was a fresh mapping the kernel zeroed page by page:
+  // a third of this test's time. The server's pool keeps them for the next cycle instead; the
+  // numbers are the same (an allocator hands out memory, it computes nothing).
+  ops::CachingCpuAllocator::install();
   const int threads_before = at::get_num_threads();
   at::set_num_threads(static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
   std::vector<uint64_t> keys;

@@ -19,6 +19,7 @@
 #include "app/version/version.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
+#include "test/server/web_server.h"
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -27,41 +28,6 @@ namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
 namespace {
-
-struct MetricsServer {
-  MetricsServer() {
-    ServerConfig c = test_config();
-    c.web_port = 0;
-    spdlog::set_level(spdlog::level::from_str(c.log_level));
-    server = std::make_unique<Server>(c, engine);
-    web = std::make_unique<web::WebMonitor>(*server);
-    server->start();
-    web->start();
-  }
-  ~MetricsServer() {
-    server->stop();
-    web->stop();
-  }
-  ToyEngine engine;
-  std::unique_ptr<Server> server;
-  std::unique_ptr<web::WebMonitor> web;
-};
-
-http::response<http::string_body> get(uint16_t port, const std::string& target) {
-  boost::asio::io_context io;
-  tcp::socket s(io);
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-  timeval tv{5, 0};
-  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  http::request<http::string_body> req{http::verb::get, target, 11};
-  req.set(http::field::host, "127.0.0.1");
-  req.keep_alive(false);
-  http::write(s, req);
-  beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  http::read(s, buf, res);
-  return res;
-}
 
 // The Prometheus text format (0.0.4): "# HELP"/"# TYPE" lines, then samples
 // `name{labels} value`. Returns {"name{labels}": value}; FAILs on a line that is neither.
@@ -91,8 +57,8 @@ std::map<std::string, double> parse_metrics(const std::string& text,
 
 TEST_CASE("/metrics is Prometheus text whose counters move once a robot cycles",
           "[server][web][metrics]") {
-  MetricsServer srv;
-  auto first = get(srv.web->port(), "/metrics");
+  WebServer srv;
+  auto first = http_request(srv.web->port(), http::verb::get, "/metrics");
   REQUIRE(first.result() == http::status::ok);
   CHECK(std::string(first[http::field::content_type]).rfind("text/plain; version=0.0.4", 0) == 0);
   std::map<std::string, std::string> types;
@@ -115,7 +81,8 @@ TEST_CASE("/metrics is Prometheus text whose counters move once a robot cycles",
     HealthyRobot robot(srv.server->port(), "scraped");
     REQUIRE(robot.wait_for_cycles(50));
     types.clear();
-    auto during = parse_metrics(get(srv.web->port(), "/metrics").body(), types);
+    auto during =
+        parse_metrics(http_request(srv.web->port(), http::verb::get, "/metrics").body(), types);
     CHECK(during["fieldbrain_robots"] == 1);
     CHECK(during["fieldbrain_robot_cycles_total"] >= 50);
     CHECK(during["fieldbrain_reply_latency_seconds_count"] >= 50);
@@ -137,8 +104,8 @@ TEST_CASE("/metrics is Prometheus text whose counters move once a robot cycles",
 }
 
 TEST_CASE("/healthz answers ok once the brain worker answers", "[server][web][metrics]") {
-  MetricsServer srv;
-  auto res = get(srv.web->port(), "/healthz");
+  WebServer srv;
+  auto res = http_request(srv.web->port(), http::verb::get, "/healthz");
   CHECK(res.result() == http::status::ok);
   CHECK(res.body() == "ok\n");
   CHECK(web::is_operator_page("/metrics?token=abc"));

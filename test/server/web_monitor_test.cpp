@@ -20,6 +20,7 @@
 #include "test/server/healthy_robot.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"
+#include "test/server/web_server.h"
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -30,54 +31,6 @@ using tcp = boost::asio::ip::tcp;
 using nlohmann::json;
 
 namespace {
-
-// A toy-brain server with the web monitor, in the order web_monitor.h asks for.
-struct WebServer {
-  explicit WebServer(std::string monitor_token = "") {
-    ServerConfig c = test_config();
-    c.web_port = 0;
-    c.monitor_token = std::move(monitor_token);
-    spdlog::set_level(spdlog::level::from_str(c.log_level));
-    server = std::make_unique<Server>(c, engine);
-    web = std::make_unique<WebMonitor>(*server);
-    server->start();
-    web->start();
-  }
-  ~WebServer() {
-    server->stop();
-    web->stop();
-  }
-  ToyEngine engine;
-  std::unique_ptr<Server> server;
-  std::unique_ptr<WebMonitor> web;
-};
-
-// A blocking socket whose reads give up after two seconds instead of hanging the test.
-void with_read_timeout(tcp::socket& s) {
-  timeval tv{2, 0};
-  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-// One request from `source` (127.0.0.2 stands for another machine) with an optional cookie.
-http::response<http::string_body> request(uint16_t port, http::verb verb, const std::string& target,
-                                          const char* source = "127.0.0.1",
-                                          const std::string& cookie = "") {
-  boost::asio::io_context io;
-  tcp::socket s(io);
-  s.open(tcp::v4());
-  s.bind({boost::asio::ip::make_address(source), 0});
-  s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-  with_read_timeout(s);
-  http::request<http::string_body> req{verb, target, 11};
-  req.set(http::field::host, "127.0.0.1");
-  if (!cookie.empty()) req.set(http::field::cookie, cookie);
-  req.keep_alive(false);
-  http::write(s, req);
-  beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  http::read(s, buf, res);
-  return res;
-}
 
 struct Browser {
   explicit Browser(uint16_t port) : ws(io) {
@@ -121,21 +74,21 @@ TEST_CASE("the web monitor serves its page and uPlot from the binary, and nothin
           "[server][web]") {
   WebServer srv;
   REQUIRE(srv.web->enabled());
-  auto page = request(srv.web->port(), http::verb::get, "/");
+  auto page = http_request(srv.web->port(), http::verb::get, "/");
   CHECK(page.result() == http::status::ok);
   CHECK(std::string(page[http::field::content_type]).rfind("text/html", 0) == 0);
   CHECK(page.body().find("uPlot.iife.min.js") != std::string::npos);
   CHECK(page.body().find("monitor.js") != std::string::npos);
 
-  auto uplot = request(srv.web->port(), http::verb::get, "/uPlot.iife.min.js?v=1");
+  auto uplot = http_request(srv.web->port(), http::verb::get, "/uPlot.iife.min.js?v=1");
   CHECK(uplot.result() == http::status::ok);
   CHECK(uplot.body().rfind("/*! https://github.com/leeoniya/uPlot", 0) == 0);
 
-  CHECK(request(srv.web->port(), http::verb::get, "/../etc/passwd").result() ==
+  CHECK(http_request(srv.web->port(), http::verb::get, "/../etc/passwd").result() ==
         http::status::not_found);
-  CHECK(request(srv.web->port(), http::verb::get, "/nothing.js").result() ==
+  CHECK(http_request(srv.web->port(), http::verb::get, "/nothing.js").result() ==
         http::status::not_found);
-  CHECK(request(srv.web->port(), http::verb::post, "/").result() ==
+  CHECK(http_request(srv.web->port(), http::verb::post, "/").result() ==
         http::status::method_not_allowed);
 }
 
@@ -144,21 +97,22 @@ TEST_CASE("with a monitor_token, another machine needs the token once and then i
   WebServer s("secret-token-123");
   const uint16_t port = s.web->port();
   // This machine needs no token.
-  CHECK(request(port, http::verb::get, "/").result() == http::status::ok);
+  CHECK(http_request(port, http::verb::get, "/").result() == http::status::ok);
   // Another address: refused without the token, refused with a wrong one.
-  CHECK(request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::unauthorized);
-  CHECK(request(port, http::verb::get, "/?token=secret-token-12", "127.0.0.2").result() ==
+  CHECK(http_request(port, http::verb::get, "/", "127.0.0.2").result() ==
         http::status::unauthorized);
-  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2", "fieldbrain_token=wrong")
+  CHECK(http_request(port, http::verb::get, "/?token=secret-token-12", "127.0.0.2").result() ==
+        http::status::unauthorized);
+  CHECK(http_request(port, http::verb::get, "/monitor.js", "127.0.0.2", "fieldbrain_token=wrong")
             .result() == http::status::unauthorized);
   // The right token in the query opens the page and sets the cookie the page's files need.
-  auto page = request(port, http::verb::get, "/?token=secret-token-123", "127.0.0.2");
+  auto page = http_request(port, http::verb::get, "/?token=secret-token-123", "127.0.0.2");
   REQUIRE(page.result() == http::status::ok);
   const std::string set_cookie(page[http::field::set_cookie]);
   CHECK(set_cookie.find("fieldbrain_token=secret-token-123") == 0);
   CHECK(set_cookie.find("HttpOnly") != std::string::npos);
-  CHECK(request(port, http::verb::get, "/monitor.js", "127.0.0.2",
-                "other=1; fieldbrain_token=secret-token-123")
+  CHECK(http_request(port, http::verb::get, "/monitor.js", "127.0.0.2",
+                     "other=1; fieldbrain_token=secret-token-123")
             .result() == http::status::ok);
 }
 
@@ -388,7 +342,7 @@ TEST_CASE("idle HTTP connections to the web port are capped per address and in t
   CHECK(over.closed_within(2.0));
   CHECK_FALSE(idle.front()->closed_within(0.2));
   // Another address still gets in, and a request on it is answered.
-  CHECK(request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::ok);
+  CHECK(http_request(port, http::verb::get, "/", "127.0.0.2").result() == http::status::ok);
   // A connection that never sends its headers is closed at the header deadline (5 s).
   CHECK(idle.front()->closed_within(7.0));
 }

@@ -17,7 +17,7 @@
 #include "brain/brain_config.h"
 #include "brain/legacy/legacy_brain.h"
 #include "brain/legacy_profile.h"
-#include "test/legacy/legacy_fixture.h"
+#include "app/fieldbrain/legacy_fixture.h"
 
 namespace fieldbrain {
 

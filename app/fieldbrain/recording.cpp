@@ -188,6 +188,14 @@ uint64_t key_hash_field(const nlohmann::json& j, const std::string& path) {
   return v;
 }
 
+// A recording's arrays are float32 (the recorder writes nothing else).
+void require_float32(const NpyHeader& h, const std::string& name) {
+  if (h.type != NpyType::Float32) {
+    refuse(name, fmt::format("header 'descr' is '{}', expected '<f4' (little-endian float32)",
+                             h.type == NpyType::Float64 ? "<f8" : "<i8"));
+  }
+}
+
 }  // namespace
 
 NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std::string& name) {
@@ -249,20 +257,28 @@ NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std:
                                                   : !has_fortran ? "fortran_order"
                                                                  : "shape"));
   }
-  if (descr != "<f4") {
-    refuse(name, fmt::format("header 'descr' is {}, expected '<f4' (little-endian float32)",
+  const char* type_name = "float32";
+  if (descr == "<f4") {
+    h.type = NpyType::Float32, h.item_bytes = 4;
+  } else if (descr == "<f8") {
+    h.type = NpyType::Float64, h.item_bytes = 8, type_name = "float64";
+  } else if (descr == "<i8") {
+    h.type = NpyType::Int64, h.item_bytes = 8, type_name = "int64";
+  } else {
+    refuse(name, fmt::format("header 'descr' is {}, expected '<f4', '<f8' or '<i8' "
+                             "(little-endian float32, float64 or int64)",
                              HeaderParser::printable(descr)));
   }
   if (fortran) refuse(name, "header 'fortran_order' is True, expected False (C order)");
 
   // The values must lie in the file: no product of dimensions is formed before that is known.
-  const uint64_t available = (file_size - h.data_offset) / 4;
+  const uint64_t available = (file_size - h.data_offset) / h.item_bytes;
   const bool empty = std::find(h.shape.begin(), h.shape.end(), 0) != h.shape.end();
   h.values = empty ? 0 : 1;
   const auto too_many = [&] {
-    refuse(name, fmt::format("header 'shape' {} claims more float32 values than the {} bytes "
+    refuse(name, fmt::format("header 'shape' {} claims more {} values than the {} bytes "
                              "after its header hold ({} values)",
-                             shape_text(h.shape), file_size - h.data_offset, available));
+                             shape_text(h.shape), type_name, file_size - h.data_offset, available));
   };
   for (int64_t d : h.shape) {
     if (empty) break;
@@ -275,6 +291,7 @@ NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std:
 
 NpyArray parse_npy_f32(std::string_view bytes, const std::string& name) {
   NpyHeader h = parse_npy_header(bytes.substr(0, kNpyMaxHead), bytes.size(), name);
+  require_float32(h, name);
   NpyArray a;
   a.shape = std::move(h.shape);
   a.values.resize(size_t(h.values));
@@ -293,6 +310,7 @@ NpyArray read_npy_f32(const std::string& path) {
   in.read(head.data(), std::streamsize(head.size()));
   if (!in) refuse(path, "cannot read its header");
   NpyHeader h = parse_npy_header(head, uint64_t(size), path);
+  require_float32(h, path);
   NpyArray a;
   a.shape = std::move(h.shape);
   a.values.resize(size_t(h.values));  // <= the file's size / 4: checked above

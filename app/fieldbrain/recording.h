@@ -55,13 +55,19 @@ struct NpyArray {
   std::vector<float> values;
 };
 
+// The element types a .npy header may name: what recordings hold (float32) and what the
+// legacy profile's fixtures hold besides (float64 inputs and motors, int64 region counts).
+enum class NpyType { Float32, Float64, Int64 };
+
 // A .npy header (format 1.0, 2.0 or 3.0), checked against `file_size`: the data it describes
-// (shape's product of float32 values from data_offset) lies inside the file. `head` is the
+// (shape's product of values of its type from data_offset) lies inside the file. `head` is the
 // file's first bytes: the whole header, or the whole file if shorter.
 struct NpyHeader {
   std::vector<int64_t> shape;
   size_t data_offset = 0;
   uint64_t values = 0;  // the product of shape
+  NpyType type = NpyType::Float32;
+  size_t item_bytes = 4;
 };
 NpyHeader parse_npy_header(std::string_view head, uint64_t file_size, const std::string& name);
 

@@ -15,7 +15,7 @@
 #include <filesystem>
 
 #include "brain/legacy/legacy_cycle.h"
-#include "test/legacy/legacy_fixture.h"
+#include "app/fieldbrain/legacy_fixture.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "brain/legacy/numpy_random.h"
-#include "test/legacy/legacy_fixture.h"
+#include "app/fieldbrain/legacy_fixture.h"
 
 using fieldbrain::legacy::legacy_fixture_root;
 using fieldbrain::legacy::read_npy;

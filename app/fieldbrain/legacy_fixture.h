@@ -23,9 +23,9 @@ struct LegacyFixture {
 LegacyFixture load_legacy_fixture(const std::string& dir);
 
 // A .npy file (format versions 1-3): little-endian float32, float64 or int64 in C order, as a
-// CPU tensor of that dtype. The header must describe exactly the bytes that follow it (a
-// truncated or padded file is refused). Throws std::runtime_error naming the file and the
-// problem.
+// CPU tensor of that dtype, read with the replay's header parser (recording.h). The header
+// must describe exactly the bytes that follow it (a truncated or padded file is refused).
+// Throws std::runtime_error naming the file and the problem.
 torch::Tensor read_npy(const std::string& path);
 
 // <repository>/test/fixtures/legacy (compiled in from FIELDBRAIN_SOURCE_DIR).

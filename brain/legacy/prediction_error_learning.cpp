@@ -1,6 +1,8 @@
 #include "brain/legacy/prediction_error_learning.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "brain/legacy/python_numerics.h"
 
@@ -58,9 +60,21 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
     const torch::Tensor& error_field) const {
   LearningModulation m;
   m.set = true;
-  torch::Tensor a = torch::abs(error_field);
-  m.mean_error = torch::mean(a).item<double>();
-  m.max_error = torch::max(a).item<double>();
+  // mean and max of |E| in one walk (the mean a double sum, rounded to float32 as torch's)
+  const torch::Tensor e = error_field.contiguous();
+  const float* p = e.data_ptr<float>();
+  const int64_t n = e.numel();
+  double sum = 0.0;
+  float mx = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(p[i]);
+    sum += a;
+    mx = a > mx ? a : mx;
+    nan |= a != a;
+  }
+  m.mean_error = static_cast<float>(sum / static_cast<double>(n));
+  m.max_error = nan ? std::numeric_limits<double>::quiet_NaN() : mx;
   m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
   m.learning_rate = 0.1 * m.self_modification_boost;
   if (error_history_.size() > 20) {
@@ -77,9 +91,32 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
 
 // PredictionErrorLearning.allocate_field_resources
 torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field) {
-  torch::Tensor error_norm = torch::abs(error_field);
-  error_norm = error_norm / (torch::max(error_norm) + 1e-8);
-  return error_norm.index({"...", Slice(0, 4)}).contiguous();
+  return resource_mask(error_field, torch::max(torch::abs(error_field)).item<float>());
+}
+
+// |E[..., :4]| / (max|E| + 1e-8), the sum and the quotient rounded to float32 as torch's ops
+// round them, without the full-field abs and quotient the original makes.
+torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field,
+                                                     float max_abs) {
+  const torch::Tensor e = error_field.contiguous();
+  const int64_t C = e.size(-1), V = e.numel() / C;
+  std::vector<int64_t> shape(e.sizes().begin(), e.sizes().end());
+  shape.back() = 4;
+  torch::Tensor mask = torch::empty(shape, torch::kFloat32);
+  const float den = max_abs + static_cast<float>(1e-8);
+  const float* p = e.data_ptr<float>();
+  float* o = mask.data_ptr<float>();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t c = 0; c < 4; ++c) o[v * 4 + c] = std::fabs(p[v * C + c]) / den;
+  return mask;
+}
+
+torch::Tensor PredictionErrorLearning::resource_terms(const torch::Tensor& mask4) {
+  return torch::cat({(0.5 + (1.0 - mask4) * 0.5) * 0.1, (mask4 * 0.2 - 0.1) * 0.1,
+                     torch::sigmoid(mask4 * 2.0 - 0.5) * 0.1},
+                    -1)
+      .reshape({-1, 12})
+      .contiguous();
 }
 
 torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& mask4,

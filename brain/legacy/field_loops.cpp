@@ -210,6 +210,34 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void add_into(float* __restrict x, const float* __r
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] + t[i];
 }
 
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64_t n) {
+  // eight lanes of partial sums and maxima keep the loop vectorised
+  double s[8] = {};
+  float mx[8] = {};
+  int nan[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      const float a = std::fabs(x[i + j]);
+      s[j] += a;
+      mx[j] = a > mx[j] ? a : mx[j];
+      nan[j] |= a != a;
+    }
+  for (; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    s[0] += a;
+    mx[0] = a > mx[0] ? a : mx[0];
+    nan[0] |= a != a;
+  }
+  AbsStats st;
+  st.sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  for (int j = 0; j < 8; ++j) {
+    st.max = mx[j] > st.max ? mx[j] : st.max;
+    st.has_nan |= nan[j] != 0;
+  }
+  return st;
+}
+
 FIELDBRAIN_LEGACY_LOOPS_SIMD void channel_sums(const float* x, int64_t V, int64_t C,
                                                int64_t abs_channels, double* sums,
                                                double* abs_sum) {

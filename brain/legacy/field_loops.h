@@ -54,6 +54,14 @@ void attractor_term(float* total, const float* pattern, const float* field, int6
 // x += t
 void add_into(float* x, const float* t, int64_t n);
 
+// sum |x| (double), max |x| (NaN ignored) and whether a NaN occurs, over n floats.
+struct AbsStats {
+  double sum = 0;
+  float max = 0;
+  bool has_nan = false;
+};
+AbsStats abs_stats(const float* x, int64_t n);
+
 // Per-channel sums (double) of a [V,C] array, C <= 64, and the sum of |x| over channels
 // [0, abs_channels).
 void channel_sums(const float* x, int64_t V, int64_t C, int64_t abs_channels, double* sums,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -16,7 +17,12 @@ PredictionErrorLearning::PredictionErrorLearning(std::vector<int64_t> field_shap
 // PredictionErrorLearning.error_to_field
 torch::Tensor PredictionErrorLearning::error_to_field(
     const torch::Tensor& e, const std::vector<const TopologyRegion*>& regions) {
-  torch::Tensor error_field = torch::zeros(field_shape_, torch::kFloat32);
+  torch::Tensor& buffer = buffers_[next_buffer_];
+  next_buffer_ = 1 - next_buffer_;
+  if (!buffer.defined() || buffer.storage().use_count() > 1)
+    buffer = torch::empty(field_shape_, torch::kFloat32);
+  torch::Tensor error_field = buffer;
+  error_field.zero_();
   const int64_t n = e.size(0);
   const float* ep = e.data_ptr<float>();
   const int64_t R0 = field_shape_[0], R1 = field_shape_[1], R2 = field_shape_[2];
@@ -62,19 +68,10 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
   m.set = true;
   // mean and max of |E| in one walk (the mean a double sum, rounded to float32 as torch's)
   const torch::Tensor e = error_field.contiguous();
-  const float* p = e.data_ptr<float>();
   const int64_t n = e.numel();
-  double sum = 0.0;
-  float mx = -std::numeric_limits<float>::infinity();
-  bool nan = false;
-  for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(p[i]);
-    sum += a;
-    mx = a > mx ? a : mx;
-    nan |= a != a;
-  }
-  m.mean_error = static_cast<float>(sum / static_cast<double>(n));
-  m.max_error = nan ? std::numeric_limits<double>::quiet_NaN() : mx;
+  const AbsStats st = abs_stats(e.data_ptr<float>(), n);
+  m.mean_error = static_cast<float>(st.sum / static_cast<double>(n));
+  m.max_error = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
   m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
   m.learning_rate = 0.1 * m.self_modification_boost;
   if (error_history_.size() > 20) {

@@ -53,6 +53,10 @@ class PredictionErrorLearning {
  private:
   std::vector<int64_t> field_shape_;
   std::deque<double> error_history_;  // maxlen 100
+  // error_to_field's two output buffers, used in turn (the caller keeps the last field while
+  // the next is made); a buffer someone else still holds is replaced. No state.
+  torch::Tensor buffers_[2];
+  int next_buffer_ = 0;
 };
 
 }  // namespace fieldbrain::legacy

@@ -144,6 +144,10 @@ TEST_CASE("The fused reductions equal the ATen means, variance and dot within ro
   CHECK(m.abs_sum / (V * 48) == Approx(content.abs().mean().item<double>()).epsilon(1e-6));
   CHECK(m.sq_dev / (V * 48 - 1) == Approx(torch::var(content).item<double>()).epsilon(1e-6));
   CHECK_FALSE(m.has_nan);
+  const AbsStats st = abs_stats(field.data_ptr<float>(), V * 64);
+  CHECK(st.sum / (V * 64) == Approx(field.abs().mean().item<double>()).epsilon(1e-6));
+  CHECK(st.max == field.abs().max().item<float>());
+  CHECK_FALSE(st.has_nan);
   torch::Tensor other = torch::randn({R, R, R, 64});
   // _compute_attractor_influence's (P - F) * strength * valence * 0.01 * k, summed in order
   torch::Tensor total = torch::empty({V * 64});

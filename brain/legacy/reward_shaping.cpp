@@ -41,7 +41,8 @@ void RewardTopologyShaper::apply_influence(torch::Tensor& field) {
   if (!live.empty()) {
     float* f = field.data_ptr<float>();
     const int64_t N = field.numel();
-    constexpr int64_t kBlock = 2048;  // one block of the field stays in L1 across the patterns
+    // a block of the field (64 KB) stays in L2 across the patterns, each read as one long stream
+    constexpr int64_t kBlock = 16384;
     const double eps2 = 1e-8 * 1e-8;
     double ff = 0.0;
     std::vector<double> fp(live.size(), 0.0), pp(live.size(), 0.0);
@@ -66,7 +67,8 @@ void RewardTopologyShaper::apply_influence(torch::Tensor& field) {
       fk[k] = static_cast<float>(kk);
     }
     const auto fc = static_cast<float>(0.01);
-    alignas(64) float total[kBlock];
+    std::vector<float> total_buffer(static_cast<std::size_t>(std::min(kBlock, N)));
+    float* total = total_buffer.data();
     for (int64_t i0 = 0; i0 < N; i0 += kBlock) {
       const int64_t n = std::min(kBlock, N - i0);
       for (std::size_t a = 0; a < live.size(); ++a)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "brain/config_reader.h"
+#include "brain/legacy/legacy_cpu.h"
 
 namespace fieldbrain {
 namespace {
@@ -68,6 +69,12 @@ void BrainConfig::validate() const {
         "config key 'brain.device' is \"{}\": not available with \"profile\": \"legacy\" (the "
         "original's numbers are reproduced on the CPU only; set \"device\": \"cpu\")",
         device));
+  }
+  if (profile == BrainProfile::Legacy && !legacy::cpu_runs_legacy_loops()) {
+    throw std::invalid_argument(
+        "config key 'brain.profile' is \"legacy\": this CPU lacks AVX2 and FMA, which the legacy "
+        "profile's field loops need to reproduce the original's roundings (use \"profile\": "
+        "\"fieldbrain\")");
   }
   if (profile != BrainProfile::Legacy) {
     const BrainConfig defaults;

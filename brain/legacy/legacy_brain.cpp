@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "brain/legacy/legacy_cpu.h"
 #include "brain/legacy/legacy_cycle.h"
 #include "brain/legacy/numpy_random.h"
 #include "brain/persistence.h"
@@ -22,6 +23,9 @@ void check_options(const LegacyOptions& o) {
         "legacy brain: needs sensory_dim >= 1, motor_dim >= 1, resolution >= 8");
   if (o.seed > 0xFFFFFFFFull)
     throw std::invalid_argument("legacy brain: the seed must be below 2^32 (numpy's seed range)");
+  if (!cpu_runs_legacy_loops())
+    throw std::invalid_argument(
+        "legacy brain: this CPU lacks AVX2 and FMA, which its field loops need");
   if (o.planner != LegacyOptions::Planner::Off)
     throw std::invalid_argument("legacy brain: only the planner's 'off' mode is ported");
 }

@@ -35,6 +35,10 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "test-stacks: needs root (debootstrap, chroot, mount): sudo $0" >&2
   exit 1
 fi
+if ! command -v debootstrap >/dev/null; then
+  echo "test-stacks: installing debootstrap (~10 s)"
+  apt-get install -y -qq debootstrap >/dev/null
+fi
 for tool in debootstrap chroot mount findmnt flock; do
   command -v "$tool" >/dev/null || { echo "test-stacks: $tool missing (apt-get install debootstrap)" >&2; exit 1; }
 done
@@ -196,6 +200,24 @@ install_packages() {  # install_packages ROOT NAME PACKAGES...: once per package
   echo "$want" >"$r/.fieldbrain-packages-$name"
   end "apt-get install: $name packages"
 }
+# libtorch-cuda-2.6 depends on nvidia-cudnn (contrib), whose postinst downloads cuDNN from
+# NVIDIA: no such download here. An empty package of that name, held, stands in for it (the
+# link check uses scripts/cudnn-stub.sh instead).
+cudnn_placeholder() {
+  in_root "$1" 'set -e
+    dpkg-query -W -f="\${Version}" nvidia-cudnn 2>/dev/null | grep -q fieldbrain && exit 0
+    d=$(mktemp -d)
+    mkdir -p "$d/pkg/DEBIAN"
+    printf "%s\n" "Package: nvidia-cudnn" "Version: 9.99~fieldbrain.placeholder" \
+      "Architecture: amd64" "Maintainer: fieldbrain CI <root@localhost>" \
+      "Description: empty stand-in for the cuDNN downloader (no cuDNN installed)" \
+      " Lets libtorch-cuda-dev install for a compile-and-link check." >"$d/pkg/DEBIAN/control"
+    dpkg-deb --build "$d/pkg" "$d/nvidia-cudnn.deb" >/dev/null
+    dpkg --purge --force-depends nvidia-cudnn >/dev/null 2>&1 || true
+    dpkg -i "$d/nvidia-cudnn.deb" >/dev/null
+    apt-mark hold nvidia-cudnn >/dev/null
+    rm -rf "$d"'
+}
 make_cuda_root() {
   if root_sane "$cuda_root"; then
     echo "test-stacks: reusing $cuda_root"
@@ -213,6 +235,7 @@ make_cuda_root() {
     end "copy of the CPU root"
     flock -u 8
   fi
+  cudnn_placeholder "$cuda_root"
   install_packages "$cuda_root" cuda "${CUDA_PACKAGES[@]}"
 }
 

@@ -9,13 +9,13 @@ namespace fieldbrain::hrr {
 namespace {
 
 // oneDNN's inner product must give the plain product's scores before the clean-up trusts it:
-// Debian 13's LibTorch 2.6 with its oneDNN 3.7.2 returned wrong scores on this project's
-// AVX-512 machine (clean-up accuracy 0.965 instead of 0.985; exact with ONEDNN_MAX_CPU_ISA=AVX2).
-// So the first fast-path product of the process is computed both ways, on the call's own
-// queries and keys, and compared: any score further from the double-precision product than
-// float rounding allows (kSelfCheckTolerance, relative to the scores' scale) switches the fast
-// path off for the rest of the process, with one warning. Measured float32 error of a correct
-// product here: <= 3e-7 of the scale (D = 512 to 1,024).
+// Debian 13's LibTorch 2.6 with its oneDNN 3.7.2 was seen returning wrong scores on an AVX-512
+// AMD machine (clean-up accuracy 0.965 instead of 0.985; exact with ONEDNN_MAX_CPU_ISA=AVX2).
+// So the first fast-path product of the process is also computed in double precision on its
+// first 64 queries, and compared: any score further from it than float rounding allows
+// (kSelfCheckTolerance, relative to the largest score) switches the fast path off for the rest
+// of the process, with one warning. A correct product is within ~1e-6 (measured: unit keys,
+// D = 512 and 1,024, M = 1,000 and 10,000).
 constexpr double kSelfCheckTolerance = 1e-4;
 
 bool mkldnn_product_agrees(const torch::Tensor& flat, const torch::Tensor& keys,

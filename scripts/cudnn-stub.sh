@@ -25,10 +25,11 @@ fi
 [ ${#libs[@]} -gt 0 ] || { echo "cudnn-stub: no libtorch_cuda.so (is libtorch-cuda-dev installed?)" >&2; exit 1; }
 mkdir -p "$out"
 
-missing=$(for lib in "${libs[@]}"; do LD_LIBRARY_PATH="$out" ldd "$lib"; done |
+# (Made afresh every time: an earlier stub in OUT_DIR is not looked at.)
+missing=$(for lib in "${libs[@]}"; do ldd "$lib"; done |
           awk '$2 == "=>" && $3 == "not" { print $1 }' | sort -u)
 if [ -z "$missing" ]; then
-  echo "cudnn-stub: ${libs[*]} find every library they need; no stub made"
+  echo "cudnn-stub: ${libs[*]} find every library they need (a real cuDNN?); no stub made"
   exit 0
 fi
 

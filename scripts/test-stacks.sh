@@ -83,8 +83,9 @@ CUDA_PACKAGES=(libtorch-cuda-dev python3-torch-cuda nvidia-cuda-toolkit nvidia-c
 part_names=()
 part_secs=()
 part_start=0
-begin() { part_start=$SECONDS; echo "test-stacks: $*"; }
-end() { part_names+=("$1"); part_secs+=($((SECONDS - part_start))); }
+part_open=""
+begin() { part_start=$SECONDS; part_open=$*; echo "test-stacks: $*"; }
+end() { part_names+=("$1"); part_secs+=($((SECONDS - part_start))); part_open=""; }
 fmt_secs() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 summary() {
   echo
@@ -108,6 +109,7 @@ unmount_all() {
 }
 on_exit() {
   local status=$?
+  [ -n "$part_open" ] && end "FAILED: ${part_open%% (*}"
   unmount_all
   [ ${#part_names[@]} -gt 0 ] && summary
   [ "$status" = 0 ] || echo "test-stacks: FAILED (exit $status); logs in $logs" >&2
@@ -295,8 +297,9 @@ end "cuDNN stub"
 targets="fieldbrain_brain fieldbrain_ops fieldbrain-tests-ops"
 tcal=$(echo "$cuda_archs" | tr ';' '\n' | sed -E 's/^([0-9]+)([0-9])$/\1.\2/' | paste -sd';')
 begin "building $targets with CUDA for sm_${cuda_archs//;/ and sm_} (~12 min from clean)"
+# LD_LIBRARY_PATH: the test binary's post-build test discovery runs it, against the stub.
 in_root "$cuda_root" "cd /src && BUILD_DIR=/build CUDA_ARCH='$cuda_archs' TORCH_CUDA_ARCH_LIST='$tcal' \
-  CUDAHOSTCXX=g++-13 TARGETS='$targets' LIBTORCH=/usr \
+  CUDAHOSTCXX=g++-13 TARGETS='$targets' LIBTORCH=/usr LD_LIBRARY_PATH=/build/cudnn-stub \
   scripts/build.sh --cuda -DCMAKE_EXE_LINKER_FLAGS='-L/build/cudnn-stub -Wl,-rpath-link,/build/cudnn-stub'" \
   >"$logs/build-cuda.log" 2>&1 || { tail -40 "$logs/build-cuda.log" >&2; exit 1; }
 end "Debian 13 CUDA build (3 targets)"
@@ -306,7 +309,8 @@ in_root "$cuda_root" 'cd /build &&
   echo "  nvcc compiled $(ninja -t commands fieldbrain_ops | grep -c "nvcc.*\.cu\.o") kernels;" \
        "$(cat brain/ops/CMakeFiles/fieldbrain_ops.dir/Unity/*.cxx 2>/dev/null | grep -c "_cuda\.cpp") registration files," \
        "cycle_graph.cpp: $(cat brain/CMakeFiles/fieldbrain_brain.dir/Unity/*.cxx 2>/dev/null | grep -c "cycle_graph\.cpp") (unity batches)" &&
-  ldd bin/fieldbrain-tests-ops | grep -E "libtorch_cuda|libcudart|libcudnn" | sed "s/^/  /"' || true
+  LD_LIBRARY_PATH=/build/cudnn-stub ldd bin/fieldbrain-tests-ops |
+    grep -E "libtorch_cuda|libcudart|libcudnn" | sed "s/^/  /"' || true
 
 begin "running the [cuda] tests of fieldbrain-tests-ops (no GPU: they must report skipped)"
 status=0

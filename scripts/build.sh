@@ -7,16 +7,19 @@
 #   scripts/build.sh [cmake args...]           CPU build in build/ (Debian's LibTorch)
 #   scripts/build.sh --cuda [cmake args...]    CUDA build in build-cuda/ (FIELDBRAIN_CUDA=ON)
 #
+# BUILD_DIR=DIR puts the tree elsewhere (scripts/test-stacks.sh builds Debian 13's trees outside
+# the checkout).
+#
 # --cuda uses the first LibTorch it finds: $LIBTORCH (an unpacked LibTorch), $CMAKE_PREFIX_PATH,
 # or the torch of `python3` (torch.utils.cmake_prefix_path); it must be a CUDA build. The CUDA
 # architecture is the GPU's own (nvidia-smi, else torch.cuda), or $CUDA_ARCH (e.g. 90).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tree=build
+tree=${BUILD_DIR:-build}
 cuda=0
 if [ "${1:-}" = "--cuda" ]; then
   cuda=1
-  tree=build-cuda
+  tree=${BUILD_DIR:-build-cuda}
   shift
 fi
 args=(-S . -B "$tree" -DCMAKE_BUILD_TYPE=Release)

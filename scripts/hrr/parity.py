@@ -19,7 +19,10 @@ import hrr_reference as ref  # noqa: E402
 
 
 def main():
-    inputs = torch.load(sys.argv[1])
+    # weights_only=False: torch >= 2.6 defaults to True, whose unpickler refuses the generic
+    # dicts and lists of strings that LibTorch's pickle_save writes. Both files come from the
+    # test that runs this script.
+    inputs = torch.load(sys.argv[1], weights_only=False)
     out_dir = sys.argv[2]
     a, b = inputs["a"], inputs["b"]
     a_odd, b_odd = inputs["a_odd"], inputs["b_odd"]
@@ -63,7 +66,7 @@ def main():
             f.write(t.numpy().tobytes())
         manifest["shapes"][name] = list(t.shape)
     if len(sys.argv) > 3:
-        content = torch.load(sys.argv[3])
+        content = torch.load(sys.argv[3], weights_only=False)
         manifest["vocabulary"] = {
             "stored_digest": content["digest"],
             "recomputed_digest": ref.file_digest(content),

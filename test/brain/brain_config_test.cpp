@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/brain_config.h"
 

@@ -1,7 +1,7 @@
 // BrainGroup: robots as rows of one resident batch. A robot in the group is the same robot
 // alone, bit for bit, whoever joins or leaves; a steady tick moves no robot's state; rows are
 // claimed, released and reused; capacity doubles keeping every robot's state.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // The whole brain on CUDA against the whole brain on the CPU (same seed, same inputs), its one
 // device-to-host copy per cycle, steady CUDA memory, and saves that cross devices.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,7 +1,7 @@
 // The fast path (config.field_step = "fast": the fused fieldbrain::field_step operator) against
 // the reference path (plain ATen ops), whole cycles side by side; and what a fast cycle costs
 // in steady state: no allocation reaching the system, one device-to-host copy.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <ATen/Parallel.h>
 

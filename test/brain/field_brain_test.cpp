@@ -1,6 +1,6 @@
 // Behaviour of the brain's public surface: one host sync per cycle, motors in (-1,1),
 // construction from the documented seeds, telemetry and field slices.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/field_brain.h"
 #include "brain/sync_counter.h"

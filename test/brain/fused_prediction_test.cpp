@@ -2,7 +2,7 @@
 // steps 8-11) against the modules' ATen methods, cycle by cycle on a small batch with silence,
 // input and rewards of both signs: the same modules built twice (fused and not) from the same
 // seeds, fed the same fields, facts and noise keys; and what a fused call costs on the CPU.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // the modules' ATen methods they replace on the fast path (HierarchicalPredictor::observe,
 // PredictionErrorField::update, the add of U_h), cycle by cycle on a small batch, and what
 // the fused calls cost in steady state.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cmath>
 #include <string>

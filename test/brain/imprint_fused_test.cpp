@@ -2,7 +2,7 @@
 // against the module's ATen method, cycle by cycle on a small batch: silence, repeated and new
 // patterns, a field prepared so that the resonant location wins, rewards of both signs; its
 // steady-state call creates no tensor; and the CUDA kernel against the CPU kernel.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <map>
 #include <string>
 

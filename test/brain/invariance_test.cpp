@@ -1,6 +1,6 @@
 // A robot's trajectory depends only on its config, key and inputs: the same alone, inside a
 // batch, in a step_group, and across a save/load.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <filesystem>
 

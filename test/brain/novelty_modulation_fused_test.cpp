@@ -4,7 +4,7 @@
 // advances by 7 per call), the memory ring wrapping, silence long enough to dream, a flat error
 // (plateau), scored and unscored cycles, the error field on and off with a changing boost.
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <vector>
 
 #include "brain/cycle_context.h"

@@ -2,7 +2,7 @@
 // generated at test time, the C++ brain runs the same config, keys and inputs, and every
 // cycle's motors, prediction, confidence and per-channel field statistics must agree to 1e-5
 // (plus the full field every field_every cycles and after construction).
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <algorithm>
 #include <iostream>

@@ -1,6 +1,6 @@
 // What a saved brain holds: plain dicts that Python opens with weights_only=True, and only the
 // live attractor slots (a retired or never-used slot costs nothing).
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdlib>
 #include <filesystem>

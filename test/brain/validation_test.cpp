@@ -1,6 +1,6 @@
 // Bad input at the brain's edge: a clear std::invalid_argument naming the problem, and the
 // brain's state (every buffer, the noise key (seed, cycle) included) exactly as before.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <limits>
 

@@ -4,7 +4,7 @@
 // float32 -- the 1e-5 of docs/hrr.md leaves a 15x margin, and 1e-12 in float64 a ~1000x margin.
 #include "hrr/algebra.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <stdexcept>
 

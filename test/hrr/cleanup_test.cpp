@@ -1,5 +1,5 @@
 // The item (clean-up) memory and the capacity numbers of docs/hrr.md
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <stdexcept>
 

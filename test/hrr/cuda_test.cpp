@@ -1,7 +1,7 @@
 // Every HRR operation and both stateful modules on CUDA against the same on the CPU (same
 // inputs, <= 1e-5), and vocabularies / item memories moved and saved across devices with a
 // digest that does not depend on the device.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <fstream>
 #include <functional>

@@ -1,7 +1,7 @@
 // [parity]: the independent PyTorch reference (scripts/hrr/hrr_reference.py, full complex
 // FFT) computes the same operations on the same inputs; agreement <= 1e-5 (docs/hrr.md). Inputs go
 // to Python as a torch::pickle_save file, outputs come back as raw float64 files.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cstring>
 #include <fstream>
 #include <iterator>

@@ -2,7 +2,7 @@
 // refused when modified, bit-flipped or truncated.
 #include "hrr/persistence.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cstring>
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // Statistical correctness numbers of docs/hrr.md at D = 512.
 // Each band is derived from the sampling error of the statistic (stated next to it), plus the
 // known finite-D bias where there is one; nothing is tuned to the seed.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 
 #include "hrr/algebra.h"

@@ -1,7 +1,7 @@
 // Role-filler records and sequences decode through clean-up.
 #include "hrr/structures.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "hrr/algebra.h"
 #include "hrr/item_memory.h"

@@ -2,7 +2,7 @@
 // process (the CLI run twice) and in the independent Python derivation (parity_test.cpp).
 #include "hrr/vocabulary.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 
 #include "hrr/algebra.h"

@@ -4,7 +4,7 @@
 
 #include <ATen/Parallel.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 namespace {
 torch::Tensor depthwise(const torch::Tensor& content, const torch::Tensor& kernel) {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // The reader of the legacy fixtures (app/fieldbrain/legacy_fixture.h): every committed scenario
 // loads, and a damaged .npy or fixture is refused with a message that names the file.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <unistd.h>
 
@@ -13,7 +13,7 @@
 #include "app/fieldbrain/legacy_fixture.h"
 
 namespace fs = std::filesystem;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 using fieldbrain::legacy::legacy_fixture_root;
 using fieldbrain::legacy::load_legacy_fixture;
 using fieldbrain::legacy::read_npy;

@@ -1,6 +1,6 @@
 // numpy's legacy RandomState in C++ (brain/legacy/numpy_random.h) against numpy's own outputs
 // (test/fixtures/legacy/numpy_random/, made by scripts/legacy/make_numpy_fixture.py with numpy).
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdint>
 #include <string>

@@ -6,7 +6,7 @@
 // values keeps a spare normal inside the generator between calls; these sequences cross it.
 // ATen's CPU capability changes the vectorised normal stream, so a test whose fixture was made
 // under another capability is skipped with a warning (see test/fixtures/legacy/README.md).
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Version.h>

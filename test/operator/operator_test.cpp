@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cstdio>
 #include <filesystem>

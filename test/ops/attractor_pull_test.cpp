@@ -3,7 +3,7 @@
 // argument checks; their allocation behaviour; and CUDA against the CPU.
 #include "brain/ops/attractor_pull.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/attractor_math.h"
@@ -12,7 +12,7 @@
 namespace {
 
 using namespace fieldbrain::ops;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 
 constexpr int64_t kB = 3, kA = 4, kR = 8;
 

@@ -1,12 +1,12 @@
 // The fused read-out on CUDA against the same operator on the CPU (torchvision's pattern: one
 // body, every device), and its device checks.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/ops/field_readout.h"
 #include "brain/ops/field_step_inputs.h"
 #include "test/support/devices.h"
 
-using Catch::Matchers::Contains;
+using Catch::Contains;
 
 TEST_CASE("The read-out operator gives the same statistics on every device",
           "[cuda][ops][readout]") {

@@ -2,7 +2,7 @@
 // double, of every entry of its layout; its argument checks; and its allocation behaviour.
 #include "brain/ops/field_readout.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <string>
 #include <vector>
 
@@ -12,7 +12,7 @@
 namespace {
 
 using namespace fieldbrain::ops;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 
 // One named block of the layout: [offset, offset + numel) of every row.
 struct Block {

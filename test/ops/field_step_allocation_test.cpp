@@ -1,6 +1,6 @@
 // field_step_out allocates nothing in steady state (after the first call has grown the
 // per-thread scratch), counted with a wrapper around c10's CPU allocator.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/field_step.h"

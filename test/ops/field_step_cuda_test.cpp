@@ -1,6 +1,6 @@
 // The fused field step on CUDA against the same operator on the CPU, on the same inputs
 // (torchvision's pattern: one body, every device): <= 1e-5 max abs difference.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_inputs.h"

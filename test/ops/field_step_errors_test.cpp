@@ -1,11 +1,11 @@
 // Bad arguments are refused with a message naming the argument, never a crash.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/ops/field_step.h"
 #include "brain/ops/field_step_inputs.h"
 
 using fieldbrain::ops::field_step;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 
 TEST_CASE("field_step refuses malformed arguments with a clear message", "[ops]") {
   auto in = fieldbrain::ops::make_field_step_inputs(2, 8, 9);

@@ -1,6 +1,6 @@
 // The fused operator against the C++ reference path (fieldbrain::field_step_reference), one
 // step on fresh inputs and many steps fed back into themselves: <= 1e-4 max abs difference.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/field_dynamics.h"
 #include "brain/ops/field_step.h"

@@ -1,7 +1,7 @@
 // The fused operator, loaded into Python with torch.ops.load_library, against the Python
 // reference's field_step (scripts/ops/field_step_parity.py, run at test time), once with the
 // widest instruction-set variant of the CPU kernel and once with each narrower one.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdio>
 #include <string>

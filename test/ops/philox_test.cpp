@@ -2,7 +2,7 @@
 // against the published known answers, the normals' distribution, and the same bits from every
 // implementation: the scalar header, each vectorised CPU fill, the philox_normal_out operator,
 // the noise made inside field_step_seeded, the Python reference and CUDA.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <algorithm>
 #include <cmath>

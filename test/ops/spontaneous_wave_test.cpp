@@ -2,7 +2,7 @@
 // FieldDynamics' ATen expression over many cycles' phases, its zero-allocation steady state
 // (with the fused field step writing into the module's `next`), its argument checks, and CUDA
 // against CPU.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cmath>
 
@@ -105,7 +105,7 @@ TEST_CASE("The fused wave and the seeded field step create no tensor in steady s
 }
 
 TEST_CASE("The fused wave refuses wrong arguments with a message naming them", "[ops][fused]") {
-  using Catch::Matchers::Contains;
+  using Catch::Contains;
   const int64_t B = 2, R = 8;
   auto wv = torch::zeros({B, 5, 3}), mask = torch::ones({B, 5}), phase = torch::zeros({B});
   auto wave = torch::zeros({B, R, R, R});

@@ -2,7 +2,7 @@
 // output (test/fixtures/golden/, produced by em-brain ef2bdb8): max |ours - legacy_out| <= 2e-6
 // on every step of every scenario. Each step is fed the inputs the original recorded for it,
 // so an error cannot hide behind the chaining.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdio>
 #include <functional>

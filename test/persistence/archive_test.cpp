@@ -1,6 +1,6 @@
 // The brain archive (brain/persistence.*): round trip, Python interoperability, and refusal
 // of every kind of damaged file with a message that says what is wrong.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <sys/resource.h>
 
@@ -319,7 +319,7 @@ TEST_CASE("A brain save whose metadata has the wrong types is refused naming the
     }
     return std::string("loaded");
   };
-  using Catch::Matchers::Contains;
+  using Catch::Contains;
   SECTION("version as a string") {
     CHECK_THAT(refusal([](nlohmann::json& m) { m["version"] = "3"; }),
                Contains(path) && Contains("version"));

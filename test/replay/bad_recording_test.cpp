@@ -5,14 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-using Catch::Matchers::Contains;
+using Catch::Contains;
 namespace fs = std::filesystem;
 
 namespace {

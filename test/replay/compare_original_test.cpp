@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>

@@ -1,7 +1,7 @@
 // Record and replay: a robot's session through the in-process server with --record (the real
 // field brain, R = 8), read back from disk, and replayed through a fresh brain with the same
 // key and seed: 0 difference on the reference path, within 1e-5 of the Python reference.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // The scripted field step: the built-in module (models/field_step.pt compiled in), a fresh export,
 // a user's module with the right signature, and refusal of wrong ones at load time.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // Bad input, each case on its own connection while a healthy robot keeps cycling on another:
 // the reply docs/protocol.md names, the error counted, the healthy robot unaffected, the server up.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <limits>
 

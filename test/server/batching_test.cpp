@@ -1,6 +1,6 @@
 // 16 robots at once, 500 cycles each: every request answered once, in order, with its own
 // brain's motors; robots that share (S, M) are batched (fewer brain calls than frames).
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <thread>
 
 #include "app/server/robot_client.h"

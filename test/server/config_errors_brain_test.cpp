@@ -1,7 +1,7 @@
 // The brain's keys get the same errors as the server's (issue 25 item 3): a fraction where a
 // whole number belongs is refused (never truncated), field_step lists its valid values, typos
 // get "did you mean", and fieldbrain-server names the config file they came from.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <fstream>
 #include <set>
 #include <string>

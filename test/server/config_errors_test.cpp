@@ -3,7 +3,7 @@
 // the valid values of a choice and "did you mean" for typos. And docs/config.schema.json, the
 // schema for editors: every shipped config satisfies it and it lists every key the server reads.
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <filesystem>
 #include <fstream>
 #include <regex>

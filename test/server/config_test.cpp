@@ -1,5 +1,5 @@
 // configs/*.json parse; unknown keys and out-of-range values are refused with the key's name.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "app/server/server_config.h"
 

@@ -1,7 +1,7 @@
 // The real brain engine keeps the robots of one (S, M) as rows of one resident group: a robot
 // stepped among others that come, go and miss ticks, saved by a snapshot and re-joined from
 // its save through the loader path, gives exactly the motors of the same robot alone.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include <cmath>
 #include <filesystem>

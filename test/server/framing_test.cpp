@@ -2,7 +2,7 @@
 // (captured from the Python transport code, so independent of this implementation).
 #include "app/server/framing.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "app/server/robot_client.h"
 

@@ -1,7 +1,7 @@
 // The capability vector of docs/protocol.md, legacy §2.1 and the replies of §2.2-2.3.
 #include "app/server/handshake.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <limits>
 

@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <sstream>
 #include <thread>

@@ -1,7 +1,7 @@
 // Robot identity (issue 12 item 1, issue 15 item 5) with the toy brain: tokens protect JSON
 // ids offline and online, binary keys are their own namespace, a size mismatch keeps the
 // save, ids that look alike keep separate files, and binary robots can be keyed by address.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // The JSON-lines messages of docs/protocol.md, parsed and produced as pure functions.
 #include "app/server/json_lines.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 
 #include "app/server/monitor_envelope.h"

@@ -2,7 +2,7 @@
 // config keys that set the budget.
 #include "app/server/latency_watch.h"
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "app/server/server_config.h"
 #include "app/server/web/web_messages.h"

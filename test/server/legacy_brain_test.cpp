@@ -3,7 +3,7 @@
 // legacy robot resumes where it left off, and each profile refuses the other's saves by name.
 #include <spdlog/spdlog.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cmath>
 #include <filesystem>

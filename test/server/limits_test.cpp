@@ -4,7 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cstdio>
 #include <filesystem>

@@ -10,7 +10,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <map>
 #include <regex>
 #include <sstream>

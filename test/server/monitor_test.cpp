@@ -2,7 +2,7 @@
 // and subscriptions that can never stall a robot.
 #include <sys/socket.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <filesystem>
 #include <thread>

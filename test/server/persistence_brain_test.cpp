@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <filesystem>
 #include <random>

@@ -1,6 +1,6 @@
 // Identity and persistence with the toy brain: a robot that reconnects resumes exactly where
 // it left off; a corrupt save is reported, moved aside, and the robot starts fresh.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <filesystem>
 #include <fstream>
 #include <thread>

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <filesystem>
 #include <fstream>

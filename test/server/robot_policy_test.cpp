@@ -1,6 +1,6 @@
 // The "robots" config object: defaults, refusal of unknown keys and bad values by name, and
 // provisioned tokens never printed back.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "app/server/server_config.h"
 

@@ -1,7 +1,7 @@
 // Real sockets on 127.0.0.1 against an in-process server (toy brain): each framing's
 // handshake and lock-step exchange, reply bytes checked field by field, the §9 byte traces
 // of the legacy protocol (docs/protocol.md) replayed, partial and pipelined delivery.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cmath>
 #include <thread>

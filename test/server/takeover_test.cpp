@@ -2,7 +2,7 @@
 // brain: a silent connection's brain goes to the robot's new connection, retries of a
 // handshake whose save is loading join that load, the live-brain cap refuses with a clear
 // error, a save storm does not slow a cycling robot, and stale temporaries go at start-up.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <filesystem>
 #include <fstream>

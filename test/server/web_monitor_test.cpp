@@ -11,7 +11,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <set>
 

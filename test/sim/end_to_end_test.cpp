@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <chrono>
 #include <cmath>
 #include <csignal>

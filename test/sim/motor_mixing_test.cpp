@@ -1,6 +1,6 @@
 // The 6-motor interpretation of the HEAD PiCar-X client (docs/protocol.md, legacy §3.3), with the
 // expected values computed here from the spec's formulas, not from the code under test.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <random>
 

@@ -2,7 +2,7 @@
 // 2025-08-20 PiCar-X client): a one-shot fake server on loopback records what the link sends
 // and answers with the recorded server bytes.
 #include <boost/asio.hpp>
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cctype>
 #include <string>
 #include <thread>

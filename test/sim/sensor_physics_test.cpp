@@ -1,5 +1,5 @@
 // The simulated sensors and body against geometry worked out by hand in each test.
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>

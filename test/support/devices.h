@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 #include <torch/torch.h>
 
 namespace fieldbrain::test {

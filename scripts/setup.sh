@@ -1,17 +1,10 @@
 #!/usr/bin/env bash
 # Installs every Debian package fieldbrain needs. Idempotent; silent when all are present.
 set -euo pipefail
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
-  libtorch-dev python3-torch python3-numpy
-  nlohmann-json3-dev libboost-dev libboost-system-dev catch2
-  libfmt-dev libspdlog-dev libcli11-dev
-  libssl-dev libpng-dev libstb-dev
-  libsleef-dev python3-matplotlib
-  chromium chromium-driver python3-selenium
-  clang libclang-rt-dev
-  systemd curl  # systemd-analyze verifies deploy/fieldbrain.service; curl scrapes /metrics
-)
+# scripts/packages.sh's list, and debootstrap (scripts/test-stacks.sh makes its Debian 13 roots
+# with it).
+source "$(dirname "$0")/packages.sh"
+PACKAGES=("${FIELDBRAIN_PACKAGES[@]}" debootstrap)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

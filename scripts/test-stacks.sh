@@ -61,20 +61,10 @@ lock() {  # lock FD NAME
   flock -n "$1" || { echo "test-stacks: waiting for another run using $cache/$2"; flock "$1"; }
 }
 
-# scripts/setup.sh's packages under their Debian 13 names (all the same), plus setuptools
-# (torch.compile imports it).
-CPU_PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
-  libtorch-dev python3-torch python3-numpy
-  nlohmann-json3-dev libboost-dev libboost-system-dev catch2
-  libfmt-dev libspdlog-dev libcli11-dev
-  libssl-dev libpng-dev libstb-dev
-  libsleef-dev python3-matplotlib
-  chromium chromium-driver python3-selenium
-  clang libclang-rt-dev
-  systemd curl
-  python3-setuptools
-)
+# scripts/packages.sh's list (the same names on Debian 13), plus setuptools (torch.compile
+# imports it).
+source "$src/scripts/packages.sh"
+CPU_PACKAGES=("${FIELDBRAIN_PACKAGES[@]}" python3-setuptools)
 # Replace libtorch-dev and python3-torch; nvidia-cuda-toolkit-gcc brings g++-13, a host compiler
 # CUDA 12.4 accepts (it refuses g++ 14).
 CUDA_PACKAGES=(libtorch-cuda-dev python3-torch-cuda nvidia-cuda-toolkit nvidia-cuda-toolkit-gcc)

@@ -73,7 +73,7 @@ void BrainConfig::validate() const {
   if (profile == BrainProfile::Legacy && !legacy::cpu_runs_legacy_loops()) {
     throw std::invalid_argument(
         "config key 'brain.profile' is \"legacy\": this CPU lacks AVX2 and FMA, which the legacy "
-        "profile's field loops need to reproduce the original's roundings (use \"profile\": "
+        "profile's diffusion stencils need to reproduce the original's roundings (use \"profile\": "
         "\"fieldbrain\")");
   }
   if (profile != BrainProfile::Legacy) {

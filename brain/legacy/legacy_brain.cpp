@@ -25,7 +25,7 @@ void check_options(const LegacyOptions& o) {
     throw std::invalid_argument("legacy brain: the seed must be below 2^32 (numpy's seed range)");
   if (!cpu_runs_legacy_loops())
     throw std::invalid_argument(
-        "legacy brain: this CPU lacks AVX2 and FMA, which its field loops need");
+        "legacy brain: this CPU lacks AVX2 and FMA, which its diffusion stencils need");
   if (o.planner != LegacyOptions::Planner::Off)
     throw std::invalid_argument("legacy brain: only the planner's 'off' mode is ported");
 }

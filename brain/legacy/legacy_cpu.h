@@ -1,6 +1,6 @@
-// Whether this CPU runs the legacy profile's loops: field_stencils.cpp and field_loops.cpp are
+// Whether this CPU runs the legacy profile's stencils: field_stencils.cpp is
 // built for AVX2 + FMA (function by function, to reproduce the FMA chains of the original's
-// oneDNN convolution), so on a CPU without them they would stop the process with SIGILL. The
+// oneDNN convolution), so on a CPU without them it would stop the process with SIGILL. The
 // config refuses the profile there instead, at start-up, naming the key.
 #pragma once
 

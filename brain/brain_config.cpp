@@ -70,7 +70,7 @@ void BrainConfig::validate() const {
         "original's numbers are reproduced on the CPU only; set \"device\": \"cpu\")",
         device));
   }
-  if (profile == BrainProfile::Legacy && !legacy::cpu_runs_legacy_loops()) {
+  if (profile == BrainProfile::Legacy && !legacy::cpu_runs_legacy_stencils()) {
     throw std::invalid_argument(
         "config key 'brain.profile' is \"legacy\": this CPU lacks AVX2 and FMA, which the legacy "
         "profile's diffusion stencils need to reproduce the original's roundings (use \"profile\": "

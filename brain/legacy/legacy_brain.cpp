@@ -23,7 +23,7 @@ void check_options(const LegacyOptions& o) {
         "legacy brain: needs sensory_dim >= 1, motor_dim >= 1, resolution >= 8");
   if (o.seed > 0xFFFFFFFFull)
     throw std::invalid_argument("legacy brain: the seed must be below 2^32 (numpy's seed range)");
-  if (!cpu_runs_legacy_loops())
+  if (!cpu_runs_legacy_stencils())
     throw std::invalid_argument(
         "legacy brain: this CPU lacks AVX2 and FMA, which its diffusion stencils need");
   if (o.planner != LegacyOptions::Planner::Off)

@@ -6,7 +6,7 @@
 
 namespace fieldbrain::legacy {
 
-inline bool cpu_runs_legacy_loops() {
+inline bool cpu_runs_legacy_stencils() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else

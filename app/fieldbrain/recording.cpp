@@ -16,7 +16,7 @@ namespace fieldbrain {
 
 namespace {
 
-constexpr const char* kRecordingFormat = "fieldbrain-recording-1";  // app/server/recorder.cpp
+constexpr const char* kRecordingFormat = "fieldbrain-recording-1";  // app/server/worker/recorder.cpp
 // NumPy's NPY_MAXDIMS before 2.0: more dimensions than any .npy reader must accept.
 constexpr size_t kNpyMaxDims = 32;
 constexpr int64_t kFieldChannels = 64;  // the field is [64, R, R, R] per robot (docs/cycle.md)

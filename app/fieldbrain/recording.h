@@ -1,4 +1,4 @@
-// Reads a session recorded by fieldbrain-server --record (app/server/recorder.h, docs/replay.md):
+// Reads a session recorded by fieldbrain-server --record (app/server/worker/recorder.h, docs/replay.md):
 // session.json and the sensors/reward/motors .npy files.
 //
 // A recording is input from disk, so nothing in it is trusted: every .npy header is checked

@@ -17,10 +17,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "app/server/server.h"
+#include "app/server/session/server.h"
 #include "app/server/server_cli.h"
-#include "app/server/startup_checks.h"
-#include "app/server/torch_brain_engine.h"
+#include "app/server/worker/startup_checks.h"
+#include "app/server/engine/torch_brain_engine.h"
 #include "app/server/web/web_monitor.h"
 #include "app/version/version.h"
 

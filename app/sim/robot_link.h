@@ -1,7 +1,7 @@
 // One simulated robot's connection to the brain server, speaking what the 2025-08-20 PiCar-X
 // client speaks (framing B, handshake [1, 12, 6, 1, 3, 640, 480], strict lock-step: one
 // SENSORY_INPUT, one ACTION_OUTPUT), or framing A, or the JSON-lines mode. The frame bytes
-// come from the server's own protocol library (app/server/framing.h), so client and server
+// come from the server's own protocol library (app/server/protocol/framing.h), so client and server
 // cannot drift apart.
 //
 // Every wait has a deadline (TimedSocket): a silent server gives a LinkError, never a hang.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/framing.h"
+#include "app/server/protocol/framing.h"
 #include "app/sim/timed_socket.h"
 
 namespace fieldbrain::sim {

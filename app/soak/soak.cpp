@@ -15,9 +15,9 @@
 #include <sstream>
 #include <thread>
 
-#include "app/server/robot_client.h"
-#include "app/server/server.h"
-#include "app/server/torch_brain_engine.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/session/server.h"
+#include "app/server/engine/torch_brain_engine.h"
 #include "app/version/version.h"
 
 using namespace fieldbrain::server;

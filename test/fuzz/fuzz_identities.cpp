@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/server/identity_store.h"
+#include "app/server/worker/identity_store.h"
 
 using namespace fieldbrain::server;
 

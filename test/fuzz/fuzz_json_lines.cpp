@@ -7,8 +7,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "app/server/json_codec.h"
-#include "app/server/json_lines.h"
+#include "app/server/protocol/json_codec.h"
+#include "app/server/protocol/json_lines.h"
 
 using namespace fieldbrain::server;
 

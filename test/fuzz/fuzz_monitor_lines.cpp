@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "app/server/monitor_envelope.h"
-#include "app/server/printable.h"
+#include "app/server/protocol/monitor_envelope.h"
+#include "app/server/protocol/printable.h"
 
 using namespace fieldbrain::server;
 

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "app/server/robot_codec.h"
+#include "app/server/protocol/robot_codec.h"
 
 using namespace fieldbrain::server;
 

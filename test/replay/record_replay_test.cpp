@@ -13,9 +13,9 @@
 
 #include "app/fieldbrain/recording.h"
 #include "app/fieldbrain/replay.h"
-#include "app/server/robot_client.h"
-#include "app/server/server.h"
-#include "app/server/torch_brain_engine.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/session/server.h"
+#include "app/server/engine/torch_brain_engine.h"
 
 using namespace fieldbrain;
 using namespace fieldbrain::server;

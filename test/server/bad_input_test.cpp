@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 

@@ -3,7 +3,7 @@
 #include "test/support/catch.h"
 #include <thread>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;

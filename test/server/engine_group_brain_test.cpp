@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/torch_brain_engine.h"
+#include "app/server/engine/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
 
 using namespace fieldbrain::server;

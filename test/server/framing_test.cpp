@@ -1,10 +1,10 @@
 // Wire formats as pure functions, checked against the byte traces of docs/protocol.md, legacy §9
 // (captured from the Python transport code, so independent of this implementation).
-#include "app/server/framing.h"
+#include "app/server/protocol/framing.h"
 
 #include "test/support/catch.h"
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 
 using namespace fieldbrain::server;
 using fieldbrain::server::from_hex;

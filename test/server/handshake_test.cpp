@@ -1,5 +1,5 @@
 // The capability vector of docs/protocol.md, legacy §2.1 and the replies of §2.2-2.3.
-#include "app/server/handshake.h"
+#include "app/server/protocol/handshake.h"
 
 #include "test/support/catch.h"
 #include <cmath>

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <thread>
 
-#include "app/server/refusal_codec.h"
-#include "app/server/robot_client.h"
+#include "app/server/protocol/refusal_codec.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/captured_log.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/toy_engine.h"
 
 namespace fieldbrain::server::testing {

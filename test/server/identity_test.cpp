@@ -7,9 +7,9 @@
 #include <fstream>
 #include <thread>
 
-#include "app/server/handshake.h"
-#include "app/server/robot_client.h"
-#include "app/server/state_files.h"
+#include "app/server/protocol/handshake.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/worker/state_files.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/json_robot.h"
 #include "test/server/toy_engine.h"

@@ -1,10 +1,10 @@
 // The JSON-lines messages of docs/protocol.md, parsed and produced as pure functions.
-#include "app/server/json_lines.h"
+#include "app/server/protocol/json_lines.h"
 
 #include "test/support/catch.h"
 #include <cmath>
 
-#include "app/server/monitor_envelope.h"
+#include "app/server/protocol/monitor_envelope.h"
 
 using namespace fieldbrain::server;
 

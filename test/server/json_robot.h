@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 
 namespace fieldbrain::server::testing {
 

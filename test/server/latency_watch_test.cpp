@@ -1,10 +1,10 @@
-// The slow-robot warning (app/server/latency_watch.h): when it is due, what it says, and the
+// The slow-robot warning (app/server/worker/latency_watch.h): when it is due, what it says, and the
 // config keys that set the budget.
-#include "app/server/latency_watch.h"
+#include "app/server/worker/latency_watch.h"
 
 #include "test/support/catch.h"
 
-#include "app/server/server_config.h"
+#include "app/server/protocol/server_config.h"
 #include "app/server/web/web_messages.h"
 
 using namespace fieldbrain::server;

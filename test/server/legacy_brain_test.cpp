@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "app/server/robot_client.h"
-#include "app/server/server.h"
-#include "app/server/state_files.h"
-#include "app/server/torch_brain_engine.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/session/server.h"
+#include "app/server/worker/state_files.h"
+#include "app/server/engine/torch_brain_engine.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/json_robot.h"
 #include "test/server/real_brain_server.h"

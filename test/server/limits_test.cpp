@@ -12,11 +12,11 @@
 #include <string>
 #include <thread>
 
-#include "app/server/handshake.h"
-#include "app/server/identity_store.h"
-#include "app/server/recorder.h"
-#include "app/server/robot_client.h"
-#include "app/server/state_files.h"
+#include "app/server/protocol/handshake.h"
+#include "app/server/worker/identity_store.h"
+#include "app/server/worker/recorder.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/worker/state_files.h"
 #include "test/server/captured_log.h"
 #include "test/server/eventually.h"
 #include "test/server/fresh_dir.h"

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "app/server/robot_client.h"
-#include "app/server/state_files.h"
+#include "app/server/protocol/robot_client.h"
+#include "app/server/worker/state_files.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 

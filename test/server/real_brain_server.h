@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "app/server/server.h"
-#include "app/server/torch_brain_engine.h"
+#include "app/server/session/server.h"
+#include "app/server/engine/torch_brain_engine.h"
 
 namespace fieldbrain::server::testing {
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 
 namespace fieldbrain::server::testing {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <thread>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/toy_engine.h"
 
 using namespace fieldbrain::server;

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/server/robot_client.h"
+#include "app/server/protocol/robot_client.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/json_robot.h"
 #include "test/server/loopback_peer.h"

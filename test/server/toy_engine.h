@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/server/brain_engine.h"
-#include "app/server/server.h"
+#include "app/server/worker/brain_engine.h"
+#include "app/server/session/server.h"
 
 namespace fieldbrain::server::testing {
 

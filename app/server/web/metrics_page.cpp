@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "app/server/brain_worker.h"
-#include "app/server/handshake.h"
-#include "app/server/server_stats.h"
-#include "app/server/wall_clock.h"
+#include "app/server/worker/brain_worker.h"
+#include "app/server/protocol/handshake.h"
+#include "app/server/stats/server_stats.h"
+#include "app/server/protocol/wall_clock.h"
 #include "app/server/web/web_hub.h"
 #include "app/version/version.h"
 

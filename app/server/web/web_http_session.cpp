@@ -5,8 +5,8 @@
 #include <boost/beast/websocket.hpp>
 #include <string_view>
 
-#include "app/server/access_token.h"
-#include "app/server/server_stats.h"
+#include "app/server/session/access_token.h"
+#include "app/server/stats/server_stats.h"
 #include "app/server/web/web_assets.h"
 #include "app/server/web/metrics_page.h"
 #include "app/server/web/web_hub.h"

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "app/server/connection_limit.h"
+#include "app/server/session/connection_limit.h"
 
 namespace fieldbrain::server {
 class ServerStats;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "app/server/wall_clock.h"
+#include "app/server/protocol/wall_clock.h"
 
 namespace fieldbrain::server::web {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "app/server/brain_worker.h"
-#include "app/server/server_config.h"
-#include "app/server/server_stats.h"
+#include "app/server/worker/brain_worker.h"
+#include "app/server/protocol/server_config.h"
+#include "app/server/stats/server_stats.h"
 #include "app/server/web/web_messages.h"
 #include "app/server/web/web_socket_session.h"
 

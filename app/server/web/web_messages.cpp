@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "app/server/handshake.h"
+#include "app/server/protocol/handshake.h"
 
 namespace fieldbrain::server::web {
 

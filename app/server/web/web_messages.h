@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app/server/brain_worker.h"
+#include "app/server/worker/brain_worker.h"
 
 namespace fieldbrain::server::web {
 

@@ -15,8 +15,8 @@
 #include <memory>
 #include <thread>
 
-#include "app/server/connection_limit.h"
-#include "app/server/server.h"
+#include "app/server/session/connection_limit.h"
+#include "app/server/session/server.h"
 #include "app/server/web/web_hub.h"
 
 namespace fieldbrain::server::web {

@@ -1,6 +1,6 @@
 #include "app/server/web/web_request.h"
 
-#include "app/server/access_token.h"
+#include "app/server/session/access_token.h"
 
 namespace fieldbrain::server::web {
 

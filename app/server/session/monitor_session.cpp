@@ -1,0 +1,412 @@
+#include "app/server/session/monitor_session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "app/server/session/access_token.h"
+#include "app/server/protocol/handshake.h"
+
+namespace fieldbrain::server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+
+namespace {
+
+json brain_dimensions(BrainWorker& w) {
+  const json d = w.engine().describe();
+  return d.value("field_shape", json::array());
+}
+
+double now_epoch() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// Builds the reply for a command that reads brain state; runs on the worker thread.
+std::string answer(BrainWorker& w, ServerStats& stats, size_t monitor_clients,
+                   const MonitorCommand& cmd) {
+  const auto robots = w.robots();
+  const double now = now_epoch();
+  if (cmd.name == "brain_stats") {
+    json sessions = json::object();
+    for (const auto& r : robots) {
+      sessions[r.key] = {{"robot_type", r.framing},
+                         {"robot_id", r.key},
+                         {"brain_dimensions", brain_dimensions(w)},
+                         {"sensory_dim", r.sensory_dim},
+                         {"motor_dim", r.motor_dim},
+                         {"cycles_processed", r.cycle},
+                         {"total_experiences", r.session_cycles},
+                         {"average_cycle_time_ms", r.avg_cycle_ms},
+                         {"uptime_seconds", now - r.connected_at},
+                         {"created_at", r.connected_at}};
+    }
+    return monitor_success(cmd.text, {{"sessions", sessions}, {"total_sessions", robots.size()}});
+  }
+  if (cmd.name == "session_info") {
+    json list = json::array();
+    for (const auto& r : robots) {
+      list.push_back({{"session_id", r.key},
+                      {"robot_type", r.framing},
+                      {"brain_dimensions", brain_dimensions(w)},
+                      {"cycles", r.cycle},
+                      {"experiences", r.session_cycles},
+                      {"avg_cycle_ms", r.avg_cycle_ms},
+                      {"uptime", now - r.connected_at}});
+    }
+    return monitor_success(cmd.text, list);
+  }
+  if (cmd.name == "active_brains") {
+    const json d = w.engine().describe();
+    json list = json::array();
+    for (const auto& r : robots) {
+      list.push_back({{"profile", r.key},
+                      {"field_dimensions", d.value("field_shape", json::array())},
+                      {"sensory_dim", r.sensory_dim},
+                      {"motor_dim", r.motor_dim},
+                      {"spatial_resolution", d.value("resolution", 0)},
+                      {"device", d.value("device", "cpu")},
+                      {"cycle", r.cycle}});
+    }
+    return monitor_success(cmd.text, list);
+  }
+  if (cmd.name == "performance_metrics") {
+    int64_t total_cycles = 0, experiences = 0;
+    for (const auto& r : robots) {
+      total_cycles += r.cycle;
+      experiences += r.session_cycles;
+    }
+    const uint64_t calls = w.brain_calls(), frames = w.frames_stepped();
+    return monitor_success(
+        cmd.text, {{"total_cycles", total_cycles},
+                   {"total_experiences", experiences},
+                   {"active_sessions", robots.size()},
+                   {"average_cycle_time_ms", frames ? 1000.0 * w.brain_seconds() / frames : 0.0},
+                   {"monitoring_clients", monitor_clients},
+                   {"brain_calls", calls},
+                   {"robot_cycles", frames},
+                   {"robots_per_brain_call", calls ? double(frames) / calls : 0.0},
+                   {"saves", w.saves()},
+                   {"subscriber_lines_dropped", stats.subscriber_drops()},
+                   {"total_messages", stats.total_messages()}});
+  }
+  if (cmd.name == "telemetry") {
+    if (!cmd.args.empty()) {
+      const RobotView* r = w.robot_by_key(cmd.args[0]);
+      if (!r) return monitor_not_found(cmd.text, cmd.args[0]);
+      return monitor_success(cmd.text, w.engine().telemetry(w.slot_of(r->id)));
+    }
+    json all = json::object();
+    for (const auto& r : robots) all[r.key] = w.engine().telemetry(w.slot_of(r.id));
+    return monitor_success(cmd.text, all);
+  }
+  if (cmd.name == "prediction_metrics") {
+    json list = json::array();
+    for (const auto& r : robots) {
+      const json t = w.engine().telemetry(w.slot_of(r.id));
+      list.push_back({{"session_id", r.key},
+                      {"current_confidence", t.value("prediction_confidence", json())},
+                      {"last_prediction_error", t.value("prediction_error", json())},
+                      {"improvement_rate", t.value("improvement_rate", json())},
+                      {"confidence_history_length", r.cycle}});
+    }
+    return monitor_success(cmd.text, list);
+  }
+  if (cmd.name == "save") return monitor_success(cmd.text, w.save_all());
+  if (cmd.name == "field_slice") {
+    if (cmd.args.size() != 3) {
+      return monitor_error(cmd.text, "usage: field_slice <robot_id> <channel> <z>");
+    }
+    const RobotView* r = w.robot_by_key(cmd.args[0]);
+    if (!r) return monitor_not_found(cmd.text, cmd.args[0]);
+    int64_t channel = 0, z = 0;
+    try {
+      channel = std::stoll(cmd.args[1]);
+      z = std::stoll(cmd.args[2]);
+    } catch (const std::exception&) {
+      return monitor_error(cmd.text, "channel and z must be integers");
+    }
+    try {
+      return monitor_success(cmd.text, w.engine().field_slice(w.slot_of(r->id), channel, z));
+    } catch (const std::exception& e) {
+      return monitor_error(cmd.text, e.what());
+    }
+  }
+  return monitor_unknown(cmd.text);
+}
+
+}  // namespace
+
+MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
+    : socket_(std::move(socket)),
+      executor_(socket_.get_executor()),
+      legacy_timer_(executor_),
+      ctx_(ctx),
+      buf_(ctx.config.max_json_line) {
+  // A small kernel send buffer, so a subscriber that stops reading reaches its bounded line
+  // queue quickly instead of parking megabytes in the kernel.
+  boost::system::error_code ec;
+  socket_.set_option(asio::socket_base::send_buffer_size(32 * 1024), ec);
+  const auto ep = socket_.remote_endpoint(ec);
+  peer_address_ = ec ? std::string("?") : ep.address().to_string();
+  loopback_ = !ec && is_local_peer(peer_address_);
+  // The token guards remote access; local tools (and the legacy push clients) need none.
+  authenticated_ = ctx.config.monitor_token.empty() || loopback_;
+}
+
+void MonitorSession::start() {
+  reply(monitor_welcome_line());
+  if (ctx_.config.legacy_push && authenticated_) start_legacy_push_timer();
+  read_line();
+}
+
+// A client of the 2025-08-20 generation connects and only listens; one that has said nothing
+// after legacy_push_after_s is served as one.
+void MonitorSession::start_legacy_push_timer() {
+  legacy_timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(ctx_.config.legacy_push_after_s)));
+  legacy_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec || self->closed_ || self->heard_from_ || self->legacy_push_) return;
+    self->legacy_push_ = true;
+    self->ctx_.worker.add_period(1);
+    spdlog::info("monitor client {}: silent, pushing telemetry every cycle (2025-08-20 format)",
+                 self->peer_address_);
+  });
+}
+
+void MonitorSession::stop_legacy_push() {
+  legacy_timer_.cancel();
+  if (!legacy_push_) return;
+  legacy_push_ = false;
+  ctx_.worker.remove_period(1);
+}
+
+void MonitorSession::read_line() {
+  asio::async_read_until(
+      socket_, buf_, '\n',
+      [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+        if (self->closed_) return;
+        if (ec == asio::error::not_found) {
+          self->heard_from_ = true;
+          self->reply(monitor_error("", "request line too long"));
+          self->buf_.consume(self->buf_.size());
+          if (self->count_bad("request line too long")) return;
+          return self->read_line();
+        }
+        if (ec) return self->close(ec.message());
+        std::string line(asio::buffers_begin(self->buf_.data()),
+                         asio::buffers_begin(self->buf_.data()) + n);
+        self->buf_.consume(n);
+        self->on_line(line);
+      });
+}
+
+void MonitorSession::on_line(const std::string& line) {
+  if (!heard_from_) {
+    heard_from_ = true;
+    // It talks: an ef2bdb8-style client after all. Its next line should be its reply, so
+    // pushed lines not yet on their way go too.
+    const bool was_pushing = legacy_push_;
+    stop_legacy_push();
+    if (was_pushing) drop_queued_pushes();
+  }
+  const MonitorCommand cmd = parse_monitor_command(line);
+  if (cmd.name.empty()) {
+    // Blank lines get no reply, but a connection that sends nothing else is cut off.
+    if (count_bad("blank lines")) return;
+    return read_line();
+  }
+  if (!authenticated_) {
+    if (cmd.name == "auth" && cmd.args.size() == 1 &&
+        tokens_equal(cmd.args[0], ctx_.config.monitor_token)) {
+      authenticated_ = true;
+      consecutive_bad_ = 0;
+      reply(monitor_success("auth", {{"authenticated", true}}));
+      return read_line();
+    }
+    reply(monitor_error(cmd.name == "auth" ? "auth" : cmd.text,
+                        "authentication required: send 'auth <monitor_token>' first"));
+    if (ctx_.stats.may_log("monitor request without a token")) {
+      spdlog::warn("monitor client {}: request without a valid token", peer_address_);
+    }
+    if (count_bad("requests without a valid token")) return;
+    return read_line();
+  }
+  on_command(cmd);
+}
+
+bool MonitorSession::count_bad(const std::string& why) {
+  if (++consecutive_bad_ < ctx_.config.max_bad_frames) return false;
+  ctx_.stats.error(kCodeInvalidMessage, "monitor " + peer_address_,
+                   std::to_string(consecutive_bad_) + " " + why + " in a row, closing");
+  close("too many bad requests");
+  return true;
+}
+
+void MonitorSession::on_command(const MonitorCommand& cmd) {
+  const bool known =
+      std::find_if(monitor_commands().begin(), monitor_commands().end(), [&](const std::string& c) {
+        return c.compare(0, c.find(' '), cmd.name) == 0;
+      }) != monitor_commands().end();
+  if (!known) {
+    reply(monitor_unknown(cmd.text));
+    if (count_bad("unknown commands")) return;
+    return read_line();
+  }
+  consecutive_bad_ = 0;
+  if (cmd.name == "ping") {
+    reply(monitor_pong(cmd.text, ctx_.stats.uptime_s()));
+    return read_line();
+  }
+  if (cmd.name == "connection_stats") {
+    reply(monitor_success(cmd.text, ctx_.stats.connection_stats_json()));
+    return read_line();
+  }
+  if (cmd.name == "pattern_stats") {
+    reply(monitor_success(cmd.text, json::array()));
+    return read_line();
+  }
+  if (cmd.name == "subscribe") {
+    long long n = 1;
+    try {
+      n = cmd.args.empty() ? 1 : std::stoll(cmd.args[0]);
+    } catch (const std::exception&) {
+      n = 0;
+    }
+    if (n < 1) {
+      reply(monitor_error(cmd.text, "usage: subscribe <every_n_cycles>, n >= 1"));
+      return read_line();
+    }
+    if (subscribe_every_ > 0) ctx_.worker.remove_period(subscribe_every_);
+    subscribe_every_ = n;
+    ctx_.worker.add_period(n);
+    reply(monitor_success(cmd.text, {{"subscribed", true},
+                                     {"every_n_cycles", n},
+                                     {"queue_limit", ctx_.config.subscriber_queue}}));
+    return read_line();
+  }
+  if (cmd.name == "save") {
+    // Saves touch every robot's brain: one per monitor_save_interval_s, server-wide.
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - ctx_.last_save).count();
+    if (ctx_.saved_once && since < ctx_.config.monitor_save_interval_s) {
+      reply(
+          monitor_error(cmd.text, "save rate-limited: the next save is allowed in " +
+                                      std::to_string(ctx_.config.monitor_save_interval_s - since) +
+                                      " s (monitor_save_interval_s)"));
+      return read_line();
+    }
+    ctx_.saved_once = true;
+    ctx_.last_save = now;
+  }
+  answer_on_worker(cmd);
+}
+
+void MonitorSession::answer_on_worker(const MonitorCommand& cmd) {
+  auto self = shared_from_this();
+  auto work = asio::make_work_guard(executor_);
+  const size_t clients = ctx_.monitor_clients ? ctx_.monitor_clients() : 0;
+  const bool queued = ctx_.worker.query([self, work, cmd, clients](BrainWorker& w) {
+    std::string line;
+    try {
+      line = answer(w, self->ctx_.stats, clients, cmd);
+    } catch (const std::exception& e) {
+      line = monitor_error(cmd.text, e.what());
+    }
+    asio::post(self->executor_, [self, line = std::move(line)]() mutable {
+      if (self->closed_) return;
+      self->reply(std::move(line));
+      self->read_line();
+    });
+  });
+  if (!queued) {
+    reply(monitor_error(cmd.text, "server shutting down"));
+    close("server shutting down");
+  }
+}
+
+void MonitorSession::push(const TelemetryPush& line) {
+  if (closed_) return;
+  if (legacy_push_) return queue_push(line.legacy_line());
+  if (subscribe_every_ <= 0 || line.cycle() % subscribe_every_ != 0) return;
+  queue_push(line.line());
+}
+
+void MonitorSession::queue_push(const std::string& line) {
+  if (queued_pushes_ >= ctx_.config.subscriber_queue ||
+      out_bytes_ + line.size() > ctx_.config.max_write_queue_bytes) {
+    ++dropped_;
+    ctx_.stats.subscriber_drop();
+    return;
+  }
+  ++queued_pushes_;
+  out_bytes_ += line.size();
+  out_.push_back(line);
+  is_push_.push_back(true);
+  if (!writing_) do_write();
+}
+
+void MonitorSession::drop_queued_pushes() {
+  // The front entry may be in an async_write; everything behind it can go.
+  size_t i = writing_ ? 1 : 0;
+  while (i < out_.size()) {
+    if (!is_push_[i]) {
+      ++i;
+      continue;
+    }
+    out_bytes_ -= out_[i].size();
+    --queued_pushes_;
+    out_.erase(out_.begin() + static_cast<std::ptrdiff_t>(i));
+    is_push_.erase(is_push_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+void MonitorSession::reply(std::string line) {
+  if (closed_) return;
+  if (out_bytes_ + line.size() > ctx_.config.max_write_queue_bytes) {
+    // Replies are never dropped, so a client that asks without reading is cut off.
+    ctx_.stats.error(kCodeMessageTooLarge, "monitor " + peer_address_,
+                     "more than " + std::to_string(ctx_.config.max_write_queue_bytes) +
+                         " reply bytes unread (max_write_queue_bytes), closing");
+    return close("not reading its replies");
+  }
+  out_bytes_ += line.size();
+  out_.push_back(std::move(line));
+  is_push_.push_back(false);
+  if (!writing_) do_write();
+}
+
+void MonitorSession::do_write() {
+  if (out_.empty()) {
+    writing_ = false;
+    return;
+  }
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(out_.front()),
+                    [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                      if (self->closed_) return;
+                      if (ec) return self->close("send failed: " + ec.message());
+                      if (self->is_push_.front()) --self->queued_pushes_;
+                      self->out_bytes_ -= self->out_.front().size();
+                      self->out_.pop_front();
+                      self->is_push_.pop_front();
+                      self->do_write();
+                    });
+}
+
+void MonitorSession::close(const std::string& why) {
+  if (closed_) return;
+  closed_ = true;
+  spdlog::debug("monitor client {} closed ({})", peer_address_, why);
+  stop_legacy_push();
+  if (subscribe_every_ > 0) ctx_.worker.remove_period(subscribe_every_);
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  if (ctx_.on_closed) ctx_.on_closed(this);
+}
+
+}  // namespace fieldbrain::server

@@ -1,0 +1,506 @@
+#include "app/server/worker/robot_registry.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/server/protocol/handshake.h"
+#include "app/server/protocol/wall_clock.h"
+#include "app/server/worker/state_files.h"
+
+namespace fieldbrain::server {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The monitor's `save` snapshots a robot at most this often: a snapshot still serialises on
+// the brain thread (torch_brain_engine.cpp), ~1 s at R = 32 on a busy 2-core machine, so a
+// storm of `save` requests may cost the ticks a few percent at most.
+constexpr auto kMonitorSaveInterval = std::chrono::seconds(10);
+
+double seconds_since(SteadyClock::time_point t) {
+  return std::chrono::duration<double>(SteadyClock::now() - t).count();
+}
+
+}  // namespace
+
+RobotRegistry::RobotRegistry(BrainEngine& engine, const WorkerOptions& options, ServerStats& stats,
+                             Callbacks callbacks)
+    : engine_(engine),
+      options_(options),
+      stats_(stats),
+      callbacks_(std::move(callbacks)),
+      writer_(options_.state_dir, options_.policy.state_dir_max_bytes, stats) {}
+
+void RobotRegistry::start() {
+  if (!options_.state_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.state_dir, ec);
+    if (ec) spdlog::error("cannot create state dir {}: {}", options_.state_dir, ec.message());
+    // Interrupted atomic writes of a killed server (up to a whole save each).
+    const int stale = remove_stale_temps(options_.state_dir);
+    if (stale > 0)
+      spdlog::info("removed {} stale temporary files from {}", stale, options_.state_dir);
+    identities_.open(options_.state_dir);  // throws on a damaged file: fail at start-up
+  }
+  writer_.start();
+  loader_.start();
+}
+
+void RobotRegistry::stop_threads() {
+  loader_cancelled_ = true;  // loads not yet begun are not worth finishing
+  loader_.stop();
+  writer_.stop();  // the final saves land before this returns
+}
+
+RobotEntry* RobotRegistry::owned(RobotId id) {
+  auto it = owners_.find(id);
+  if (it == owners_.end()) return nullptr;
+  return &brains_.at(it->second);
+}
+
+std::string RobotRegistry::display_key(const BrainClaim& claim) const {
+  if (claim.json) return claim.key;
+  const auto& policy = options_.policy;
+  auto named = policy.address_names.find(claim.peer_address);
+  if (named != policy.address_names.end()) return claim.key + "@" + named->second;
+  if (policy.binary_key == "address") return claim.key + "@" + claim.peer_address;
+  return claim.key;
+}
+
+// A brain of this identity that a new handshake may take: one still loading (a client that
+// gave up waiting and retried), one whose connection is gone, or one whose connection has
+// been silent for takeover_after_s (a robot whose WiFi dropped and that came back).
+RobotEntry* RobotRegistry::takeover_candidate(const std::string& base) {
+  for (auto& [entry, robot] : brains_) {
+    if (robot.base != base) continue;
+    if (!robot.slot || robot.view.id == 0) return &robot;
+    if (!robot.in_flight && seconds_since(robot.last_active) >= options_.policy.takeover_after_s) {
+      return &robot;
+    }
+  }
+  return nullptr;
+}
+
+void RobotRegistry::attach(BrainClaim claim, AttachDone done) {
+  AttachResult result;
+  auto refuse = [&](int code, std::string why) {
+    result.code = code;
+    result.error = std::move(why);
+    done(std::move(result));
+  };
+  const Admission admission = admit(claim);
+  result.token = admission.token;
+  if (admission.code != 0) return refuse(admission.code, admission.error);
+  if (admission.takeover) {
+    return hand_over(*admission.takeover, claim, std::move(done), std::move(result));
+  }
+  place_new(claim, admission, std::move(done), std::move(result));
+}
+
+RobotRegistry::Admission RobotRegistry::admit(const BrainClaim& req) {
+  IdentityClaim claim;
+  claim.json = req.json;
+  claim.key = display_key(req);
+  claim.sensory_dim = req.sensory_dim;
+  claim.motor_dim = req.motor_dim;
+  claim.token = req.token;
+  Admission admission;
+  auto refuse = [&](int code, std::string why) {
+    admission.code = code;
+    admission.error = std::move(why);
+    admission.takeover = nullptr;
+    return admission;
+  };
+  admission.key = claim.key;
+  admission.base = identity_of(claim);
+  const std::string& base = admission.base;
+  admission.takeover = takeover_candidate(base);
+  const bool in_use = std::any_of(brains_.begin(), brains_.end(),
+                                  [&](const auto& e) { return e.second.base == base; });
+  // A new brain (fresh, resumed or a twin) must fit under the cap; a takeover needs none.
+  const bool needs_brain = !admission.takeover && !(in_use && req.json);
+  if (needs_brain && brains_.size() >= static_cast<size_t>(options_.policy.max_live_brains)) {
+    return refuse(kCodeSessionLimit, "the server holds its limit of " +
+                                         std::to_string(options_.policy.max_live_brains) +
+                                         " live brains (robots.max_live_brains); try again later");
+  }
+  // One address may not take every slot (issue 24 item 4): its own, smaller cap.
+  const int per_address = options_.policy.live_brains_per_address();
+  if (needs_brain && std::count_if(brains_.begin(), brains_.end(), [&](const auto& e) {
+                       return e.second.peer_address == req.peer_address;
+                     }) >= per_address) {
+    return refuse(kCodeSessionLimit, "address " + req.peer_address + " holds its limit of " +
+                                         std::to_string(per_address) +
+                                         " live brains (robots.max_live_brains_per_address); "
+                                         "try again later");
+  }
+  // Checked before anything is taken over or created: a refused claim changes nothing.
+  std::optional<IdentityRecord> before;
+  if (const IdentityRecord* r = identities_.find(base)) before = *r;
+  IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
+  if (!decision.ok) {
+    return refuse(decision.code, decision.error);
+  }
+  if (decision.store_changed && !options_.state_dir.empty()) {
+    // An identity (a token above all) is handed out only once it is on disk: a token that a
+    // restart forgets would let the next claimant, token or not, take this robot's brain.
+    // A few hundred bytes and one fsync, on a robot's first handshake only.
+    try {
+      identities_.save(options_.state_dir);
+    } catch (const std::exception& e) {
+      identity_write_failures_.fetch_add(1);
+      const std::string why =
+          std::string("writing ") + IdentityStore::kFileName + " failed: " + e.what();
+      if (!decision.issued_token.empty()) {
+        identities_.restore(base, before ? &*before : nullptr);
+        stats_.error(kCodePersistenceSave, claim.key,
+                     "handshake refused, its token could not be stored: " + why);
+        return refuse(kCodePersistenceSave,
+                      "the server cannot store this robot's identity (" + why +
+                          "); nothing was recorded, try again once the state disk is writable");
+      }
+      // No token at stake (a binary robot, or tokens off): the record (its sizes) stays in
+      // memory and goes to disk with the next write that succeeds; the robot runs.
+      stats_.error(kCodePersistenceSave, claim.key, why + " (no token involved; the robot runs)");
+    }
+  }
+  admission.token = decision.issued_token;
+  if (!admission.takeover && in_use && req.json) {
+    return refuse(kCodeDuplicateSession,
+                  "robot_id '" + claim.key +
+                      "' is in use by a connection that is cycling; a new "
+                      "handshake takes it over once that one has been silent for " +
+                      fmt::format("{:g}", options_.policy.takeover_after_s) + " s");
+  }
+  return admission;
+}
+
+void RobotRegistry::answer(RobotEntry& robot, AttachDone done, AttachResult result) {
+  result.ok = true;
+  result.id = robot.view.id;
+  result.key = robot.view.key;
+  if (robot.slot) {
+    result.cycle = engine_.cycle(*robot.slot);
+    done(std::move(result));
+  } else if (!robot.json) {
+    // Binary clients give up on a handshake after ~0.5 s: answer now, load behind it.
+    result.loading = true;
+    done(std::move(result));
+  } else {
+    robot.waiting.push_back(std::move(done));  // the reply carries the resumed cycle
+  }
+}
+
+void RobotRegistry::hand_over(RobotEntry& robot, BrainClaim& claim, AttachDone done,
+                              AttachResult result) {
+  const double silent = seconds_since(robot.last_active);
+  if (robot.view.id != 0) {
+    owners_.erase(robot.view.id);
+    if (robot.on_taken_over) robot.on_taken_over();
+  }
+  refuse_waiting(robot, kCodeDuplicateSession, "a newer handshake for this robot took its brain");
+  spdlog::info("{}: brain taken over by a new connection from {} (the previous one {})",
+               robot.view.key, claim.peer_address,
+               robot.view.id == 0 ? std::string("had gone")
+               : !robot.slot      ? std::string("was still waiting for the load")
+                                  : fmt::format("was silent for {:.1f} s", silent));
+  robot.view.id = next_id_++;
+  owners_[robot.view.id] = robot.entry_number;
+  robot.view.framing = claim.framing;
+  robot.peer_address = claim.peer_address;
+  robot.view.connected_at = epoch_seconds();
+  robot.view.session_cycles = 0;
+  robot.brain_ms_total = 0;
+  robot.on_taken_over = std::move(claim.on_taken_over);
+  robot.last_active = SteadyClock::now();
+  robot.in_flight = false;
+  start_recording(robot);
+  result.resumed = true;
+  answer(robot, std::move(done), std::move(result));
+}
+
+void RobotRegistry::place_new(BrainClaim& req, const Admission& admission, AttachDone done,
+                              AttachResult result) {
+  auto refuse = [&](int code, std::string why) {
+    result.code = code;
+    result.error = std::move(why);
+    done(std::move(result));
+  };
+  // Binary robots that really share a key while both cycle: a twin "#2", "#3", ...
+  std::string key = admission.key, identity = admission.base;
+  for (int n = 2; std::any_of(brains_.begin(), brains_.end(),
+                              [&](const auto& e) { return e.second.identity == identity; });
+       ++n) {
+    key = admission.key + "#" + std::to_string(n);
+    identity = admission.base + "#" + std::to_string(n);
+  }
+  const uint64_t entry = next_entry_++;
+  RobotEntry robot;
+  robot.entry_number = entry;
+  robot.base = admission.base;
+  robot.identity = identity;
+  robot.json = req.json;
+  robot.latency =
+      req.json ? LatencyWatch(options_.policy.json_loop_budget_ms, "robots.json_loop_budget_ms")
+               : LatencyWatch(options_.policy.loop_budget_ms, "robots.loop_budget_ms");
+  robot.view.key = key;
+  robot.peer_address = req.peer_address;
+  robot.view.framing = req.framing;
+  robot.view.sensory_dim = req.sensory_dim;
+  robot.view.motor_dim = req.motor_dim;
+  robot.view.connected_at = epoch_seconds();
+  robot.on_taken_over = req.on_taken_over;
+  robot.last_active = SteadyClock::now();
+  if (!options_.state_dir.empty()) {
+    robot.file = state_file_name(identity, engine_.state_extension());
+    const std::string path = (std::filesystem::path(options_.state_dir) / robot.file).string();
+    const std::string legacy = state_path(options_.state_dir, key, engine_.state_extension());
+    if (std::filesystem::exists(path) || writer_.pending(robot.file)) {
+      // A save still being written (the robot's last connection just left) is loaded once
+      // it lands, never skipped for a fresh brain that would then overwrite it.
+      robot.load_path = path;
+    } else if (std::filesystem::exists(legacy)) {
+      robot.load_path = legacy;
+      robot.legacy_file = true;
+    }
+  }
+  if (robot.load_path.empty()) {
+    try {
+      robot.slot = engine_.create(key, req.sensory_dim, req.motor_dim);
+    } catch (const std::exception& e) {
+      return refuse(kCodeInvalidCapabilities, std::string("brain creation failed: ") + e.what());
+    }
+    robot.view.cycle = engine_.cycle(*robot.slot);
+  } else {
+    const bool posted = loader_.post([this, entry, key, s = req.sensory_dim, m = req.motor_dim,
+                                      path = robot.load_path, file = robot.file] {
+      LoadedBrain loaded{entry, nullptr, "", false};
+      if (loader_cancelled_) return;
+      writer_.wait_written(file);
+      if (!std::filesystem::exists(path)) {
+        loaded.missing = true;  // that last write failed: start fresh
+      } else {
+        try {
+          loaded.brain = engine_.load_detached(key, s, m, path);
+        } catch (const std::exception& e) {
+          loaded.error = e.what();
+        }
+      }
+      callbacks_.loaded(std::move(loaded));
+    });
+    if (!posted) return refuse(kCodeInvalidCapabilities, "server shutting down");
+  }
+  robot.view.id = next_id_++;
+  owners_[robot.view.id] = entry;
+  if (!robot.file.empty()) writer_.pin(robot.file);
+  RobotEntry& placed = brains_.emplace(entry, std::move(robot)).first->second;
+  start_recording(placed);
+  result.resumed = !placed.load_path.empty();
+  answer(placed, std::move(done), std::move(result));
+}
+
+void RobotRegistry::loaded(LoadedBrain& job) {
+  auto it = brains_.find(job.entry);
+  if (it == brains_.end()) return;
+  RobotEntry& robot = it->second;
+  if (job.brain) {
+    try {
+      robot.slot = engine_.adopt(std::move(job.brain));
+      spdlog::info("{}: resumed from {} at cycle {}", robot.view.key, robot.load_path,
+                   engine_.cycle(*robot.slot));
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && job.missing) {
+    robot.load_path.clear();
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && !job.missing) {
+    std::string fate;
+    if (robot.legacy_file) {
+      fate = "left in place";  // an older release's file: never ours to move
+    } else {
+      const std::string aside = move_aside(robot.load_path);
+      fate = "moved to " + (aside.empty() ? std::string("<rename failed>") : aside);
+    }
+    stats_.error(kCodePersistenceLoad, robot.view.key,
+                 "saved state " + robot.load_path + " does not load (" + job.error + "); " + fate +
+                     ", starting fresh");
+    robot.load_path.clear();  // a fresh brain: the handshake reply and log must not say resumed
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot) {
+    refuse_waiting(robot, kCodeInvalidCapabilities, "brain creation failed: " + job.error);
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  robot.view.cycle = engine_.cycle(*robot.slot);
+  if (robot.view.id == 0) {
+    // Every connection that wanted it left while it loaded: the save on disk is current.
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  start_recording(robot);
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult r;
+    r.ok = true;
+    r.id = robot.view.id;
+    r.key = robot.view.key;
+    r.cycle = robot.view.cycle;
+    r.resumed = !robot.load_path.empty();
+    waiting(std::move(r));
+  }
+  robot.waiting.clear();
+}
+
+void RobotRegistry::detach(RobotId id) {
+  auto owner = owners_.find(id);
+  if (owner == owners_.end()) return;  // taken over, or already released
+  const uint64_t entry = owner->second;
+  owners_.erase(owner);
+  RobotEntry& robot = brains_.at(entry);
+  robot.view.id = 0;
+  refuse_waiting(robot, kCodeConnectionTimeout,
+                 "the connection closed while the brain was loading");
+  // A brain still loading stays (unowned) so that a retried handshake joins the same load.
+  if (robot.slot) release(entry, /*save=*/true);
+}
+
+void RobotRegistry::saved(uint64_t entry) {
+  auto it = brains_.find(entry);
+  if (it != brains_.end()) --it->second.saving;
+}
+
+void RobotRegistry::release_all() {
+  std::vector<uint64_t> entries;
+  for (const auto& [entry, robot] : brains_) entries.push_back(entry);
+  for (uint64_t entry : entries) release(entry, /*save=*/true);
+}
+
+// Answers the JSON handshakes still waiting for this robot's load with a refusal.
+void RobotRegistry::refuse_waiting(RobotEntry& robot, int code, const std::string& why) {
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult refused;
+    refused.code = code;
+    refused.error = why;
+    waiting(std::move(refused));
+  }
+  robot.waiting.clear();
+}
+
+// One recording per connection that drives a brain (--record); a takeover starts a new one.
+void RobotRegistry::start_recording(RobotEntry& robot) {
+  if (robot.recording) robot.recording->close();
+  robot.recording.reset();
+  if (!options_.recorder || !robot.slot || robot.view.id == 0) return;
+  robot.recording =
+      options_.recorder->open(robot.view.key, robot_key_hash(robot.view.key),
+                              robot.view.sensory_dim, robot.view.motor_dim, robot.view.cycle);
+}
+
+// Saves (when asked and it has a brain) and frees one entry.
+void RobotRegistry::release(uint64_t entry, bool save) {
+  auto it = brains_.find(entry);
+  if (it == brains_.end()) return;
+  RobotEntry& robot = it->second;
+  if (robot.view.id != 0) owners_.erase(robot.view.id);
+  if (robot.slot) {
+    if (save) queue_save(robot, /*final_save=*/true);
+    try {
+      engine_.destroy(*robot.slot);
+    } catch (const std::exception& e) {
+      spdlog::error("{}: releasing the brain failed: {}", robot.view.key, e.what());
+    }
+    spdlog::info("{}: released after {} cycles in this session (brain cycle {})", robot.view.key,
+                 robot.view.session_cycles, robot.view.cycle);
+  }
+  if (robot.recording) robot.recording->close();
+  if (!robot.file.empty()) writer_.unpin(robot.file);
+  brains_.erase(it);
+}
+
+void RobotRegistry::after_step(RobotEntry& robot) {
+  if (options_.save_every_cycles > 0 && robot.view.cycle > 0 &&
+      robot.view.cycle % options_.save_every_cycles == 0) {
+    queue_save(robot, /*final_save=*/false);
+  }
+}
+
+bool RobotRegistry::queue_save(RobotEntry& robot, bool final_save) {
+  if (robot.file.empty() || !robot.slot) return false;
+  try {
+    const auto t0 = SteadyClock::now();
+    BrainEngine::StateWriterFn snapshot = engine_.snapshot(*robot.slot);
+    robot.last_snapshot = SteadyClock::now();
+    ++robot.saving;
+    const uint64_t entry = robot.entry_number;
+    writer_.write(
+        robot.file, robot.view.key, std::move(snapshot), final_save,
+        [this, entry] { callbacks_.saved(entry); }, robot.view.cycle);
+    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread", robot.view.key,
+                  robot.view.cycle,
+                  std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
+    return true;
+  } catch (const std::exception& e) {
+    stats_.error(kCodePersistenceSave, robot.view.key,
+                 std::string("snapshot for a save failed: ") + e.what());
+    if (final_save) writer_.mark_unsaved(robot.view.key);
+    return false;
+  }
+}
+
+std::vector<RobotView> RobotRegistry::robots() const {
+  std::vector<RobotView> out;
+  for (const auto& [entry, robot] : brains_) {
+    if (robot.slot && robot.view.id != 0) out.push_back(robot.view);
+  }
+  return out;
+}
+
+const RobotView* RobotRegistry::robot_by_key(const std::string& key) const {
+  for (const auto& [entry, robot] : brains_) {
+    if (robot.slot && robot.view.id != 0 && robot.view.key == key) return &robot.view;
+  }
+  return nullptr;
+}
+
+BrainEngine::Slot RobotRegistry::slot_of(RobotId id) const {
+  const RobotEntry& robot = brains_.at(owners_.at(id));
+  if (!robot.slot) throw std::runtime_error(robot.view.key + ": brain still loading");
+  return *robot.slot;
+}
+
+nlohmann::json RobotRegistry::save_all() {
+  nlohmann::json saved = nlohmann::json::array();
+  nlohmann::json skipped = nlohmann::json::object();
+  nlohmann::json failed = nlohmann::json::object();
+  for (auto& [entry, robot] : brains_) {
+    if (!robot.slot || robot.view.id == 0) continue;
+    const std::string& key = robot.view.key;
+    if (robot.file.empty()) {
+      failed[key] = "persistence is off (no state_dir)";
+    } else if (robot.saving > 0 || writer_.pending(robot.file)) {
+      skipped[key] = "its previous save is still being written";
+    } else if (SteadyClock::now() - robot.last_snapshot < kMonitorSaveInterval) {
+      skipped[key] = "saved less than 10 s ago";
+    } else if (queue_save(robot, /*final_save=*/false)) {
+      saved.push_back(key);
+    } else {
+      failed[key] = "snapshot failed (see the server log)";
+    }
+  }
+  return {{"saved", saved}, {"skipped", skipped}, {"failed", failed}};
+}
+
+}  // namespace fieldbrain::server

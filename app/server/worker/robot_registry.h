@@ -1,0 +1,153 @@
+// The robots whose brains this server holds, on the brain worker thread (no locks): attach
+// (identity and tokens, the live-brain quotas, takeover of a silent connection, twins), the
+// loads of saved brains on the loader thread, release with its final save, the periodic and
+// the monitor's saves, and the monitor's views of the robots.
+//
+// The seam for holding robots elsewhere: admit() is the one place that decides whether a claim
+// may hold a brain here (and which: a takeover, a new brain, a twin), release() the one place a
+// brain leaves. A rule about where a robot's brain may live (e.g. one owner across servers)
+// goes into these two, nowhere else.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/server/stats/server_stats.h"
+#include "app/server/worker/brain_engine.h"
+#include "app/server/worker/identity_store.h"
+#include "app/server/worker/job_thread.h"
+#include "app/server/worker/latency_watch.h"
+#include "app/server/worker/recorder.h"
+#include "app/server/worker/robot_types.h"
+#include "app/server/worker/state_writer.h"
+
+namespace fieldbrain::server {
+
+// One brain in memory. Its owner (view.id) is the connection that uses it; 0 when none.
+struct RobotEntry {
+  uint64_t entry_number = 0;  // the registry's key
+  RobotView view;
+  std::string base;          // identity without twin suffix ("bin:picarx_12s_6m")
+  std::string peer_address;  // of the connection it was made or last taken over for
+  std::string identity;      // with it
+  std::string file;          // save file name in the state dir ("" = no persistence)
+  std::string load_path;
+  bool legacy_file = false;  // loading a save named by an older release
+  bool json = false;
+  std::optional<BrainEngine::Slot> slot;  // empty while loading
+  std::vector<AttachDone> waiting;        // JSON handshakes answered once loaded
+  std::function<void()> on_taken_over;
+  std::chrono::steady_clock::time_point last_active;
+  bool in_flight = false;  // a step of it is in the worker
+  std::chrono::steady_clock::time_point last_snapshot{};
+  int saving = 0;  // snapshots the writer has not finished (one at a time per robot)
+  double brain_ms_total = 0;
+  std::shared_ptr<SessionRecording> recording;
+  LatencyWatch latency{0, ""};  // set at attach from the policy's loop budget
+};
+
+// A brain the loader thread built (or failed to build) from a robot's save.
+struct LoadedBrain {
+  uint64_t entry = 0;
+  std::unique_ptr<BrainEngine::Detached> brain;
+  std::string error;
+  bool missing = false;  // no save after all (the write it waited for failed)
+};
+
+class RobotRegistry {
+ public:
+  // How results of the loader and writer threads come back to the worker thread (they are
+  // queued as jobs; any thread).
+  struct Callbacks {
+    std::function<void(LoadedBrain)> loaded;
+    std::function<void(uint64_t entry)> saved;
+  };
+
+  RobotRegistry(BrainEngine& engine, const WorkerOptions& options, ServerStats& stats,
+                Callbacks callbacks);
+
+  // Removes stale "*.tmp-*" files of the state dir, reads its identity file (throws
+  // std::runtime_error when that is unreadable) and starts the writer and loader threads.
+  void start();
+  // Stopping: loads not yet begun are dropped from now on (any thread).
+  void cancel_loads() { loader_cancelled_ = true; }
+  // After the worker thread has ended: runs the loader dry, waits for the writer.
+  void stop_threads();
+
+  // Worker thread. Every job of one robot arrives in order.
+  void attach(BrainClaim claim, AttachDone done);
+  void loaded(LoadedBrain& loaded);
+  void detach(RobotId id);
+  void saved(uint64_t entry);
+  void release_all();  // shutdown: every brain saved once more and released
+
+  // The entry connection `id` drives; null when it was taken over or released.
+  RobotEntry* owned(RobotId id);
+  // After a step: the periodic save when its cycle is due (save_every_cycles).
+  void after_step(RobotEntry& robot);
+
+  std::vector<RobotView> robots() const;  // connected, brain ready (not loading)
+  const RobotView* robot_by_key(const std::string& key) const;
+  BrainEngine::Slot slot_of(RobotId id) const;           // throws while loading
+  size_t live_brains() const { return brains_.size(); }  // loading ones included
+  size_t connections() const { return owners_.size(); }
+  // The monitor's `save` (BrainWorker::save_all).
+  nlohmann::json save_all();
+
+  // Any thread.
+  std::vector<std::string> unsaved() const { return writer_.unsaved(); }
+  uint64_t saves() const { return writer_.writes(); }
+  uint64_t identity_write_failures() const { return identity_write_failures_.load(); }
+
+ private:
+  // What admit() decided about a claim.
+  struct Admission {
+    int code = 0;                    // refused: the protocol error code (0 = admitted)
+    std::string error;               // refused: why
+    std::string key;                 // the display key (binary robots: with address or name)
+    std::string base;                // its identity
+    RobotEntry* takeover = nullptr;  // a brain of this identity the claim takes over, or
+                                     // null: a new brain (fresh, resumed or a twin)
+    std::string token;               // issued now ("" = none)
+  };
+  // The one decision "may this claim hold a brain here": the live-brain quotas, identity and
+  // token (recorded in identities.json when new), takeover of a silent connection. A refused
+  // claim changes nothing.
+  Admission admit(const BrainClaim& claim);
+  void release(uint64_t entry, bool save);
+
+  std::string display_key(const BrainClaim& claim) const;
+  RobotEntry* takeover_candidate(const std::string& base);
+  void hand_over(RobotEntry& robot, BrainClaim& claim, AttachDone done, AttachResult result);
+  void place_new(BrainClaim& claim, const Admission& admission, AttachDone done,
+                 AttachResult result);
+  void answer(RobotEntry& robot, AttachDone done, AttachResult result);
+  void refuse_waiting(RobotEntry& robot, int code, const std::string& why);
+  void start_recording(RobotEntry& robot);
+  bool queue_save(RobotEntry& robot, bool final_save);
+
+  BrainEngine& engine_;
+  const WorkerOptions& options_;
+  ServerStats& stats_;
+  Callbacks callbacks_;
+  StateWriter writer_;
+  JobThread loader_;
+  std::atomic<bool> loader_cancelled_{false};
+
+  IdentityStore identities_;
+  std::map<uint64_t, RobotEntry> brains_;  // by entry number
+  std::map<RobotId, uint64_t> owners_;     // connection -> entry
+  uint64_t next_entry_ = 1;
+  RobotId next_id_ = 1;
+  std::atomic<uint64_t> identity_write_failures_{0};
+};
+
+}  // namespace fieldbrain::server

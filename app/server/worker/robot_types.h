@@ -1,0 +1,83 @@
+// The values that cross the brain worker's API about one robot: what a handshake claims, what
+// the attach answers, what a step returns, and a robot as the monitor sees it. Plain data, so
+// sessions and the monitor include them without the worker's machinery.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/server/protocol/robot_policy.h"
+
+namespace fieldbrain::server {
+
+class Recorder;
+
+using RobotId = uint64_t;  // one connection's hold on a brain
+
+struct WorkerOptions {
+  std::string state_dir;               // empty = no persistence
+  int64_t save_every_cycles = 0;       // 0 = no periodic save
+  std::shared_ptr<Recorder> recorder;  // null = sessions are not recorded (--record)
+  RobotPolicy policy;
+};
+
+// What a handshake asks for.
+struct BrainClaim {
+  bool json = false;         // JSON-lines robot (own namespace, tokens)
+  std::string key;           // robot_id, or the binary profile key ("picarx_12s_6m")
+  std::string peer_address;  // the robot's IP, for keying binary robots by address
+  std::string framing;
+  int sensory_dim = 0;
+  int motor_dim = 0;
+  std::string token;  // JSON "token" field, "" when absent
+  // Called on the worker thread when a newer connection takes this robot's brain over; the
+  // session should close (its later steps and its detach are ignored).
+  std::function<void()> on_taken_over;
+};
+
+struct AttachResult {
+  bool ok = false;
+  int code = 0;       // legacy error code when refused
+  std::string error;  // why the robot was refused
+  RobotId id = 0;
+  std::string key;    // identity after twin suffixing ("picarx_12s_6m#2")
+  int64_t cycle = 0;  // brain cycles at attach (> 0 when resumed)
+  bool resumed = false;
+  bool loading = false;  // binary robots: answered before the save finished loading
+  std::string token;     // a newly issued token for the JSON reply ("" = none)
+};
+
+struct StepResult {
+  bool ok = false;            // false: brain failed, motors are zeros
+  std::vector<float> motors;  // M values, finite, in [-1, 1]
+  int64_t cycle = 0;
+};
+
+// One robot as the monitor sees it.
+struct RobotView {
+  RobotId id = 0;
+  std::string key;
+  std::string framing;
+  int sensory_dim = 0;
+  int motor_dim = 0;
+  int64_t cycle = 0;           // brain cycles (includes resumed ones)
+  int64_t session_cycles = 0;  // cycles in this connection
+  double connected_at = 0;     // epoch seconds
+  double avg_cycle_ms = 0;     // time in the brain per cycle (its share of a batch call)
+  std::vector<float> last_sensors;
+  std::vector<float> last_motors;
+  float last_reward = 0;
+  double last_latency_ms = 0;  // last frame: queued for the brain -> its motors ready
+  // The slow-robot watch (latency_watch.h): the robot's loop budget (0 = not watched), its
+  // smoothed reply latency and whether that is over the budget.
+  double loop_budget_ms = 0;
+  double latency_smoothed_ms = 0;
+  bool over_budget = false;
+};
+
+using AttachDone = std::function<void(AttachResult)>;
+
+}  // namespace fieldbrain::server

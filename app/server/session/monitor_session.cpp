@@ -3,142 +3,17 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 
-#include "app/server/session/access_token.h"
 #include "app/server/protocol/handshake.h"
+#include "app/server/session/access_token.h"
+#include "app/server/session/monitor_commands.h"
 
 namespace fieldbrain::server {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using nlohmann::json;
-
-namespace {
-
-json brain_dimensions(BrainWorker& w) {
-  const json d = w.engine().describe();
-  return d.value("field_shape", json::array());
-}
-
-double now_epoch() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-// Builds the reply for a command that reads brain state; runs on the worker thread.
-std::string answer(BrainWorker& w, ServerStats& stats, size_t monitor_clients,
-                   const MonitorCommand& cmd) {
-  const auto robots = w.robots();
-  const double now = now_epoch();
-  if (cmd.name == "brain_stats") {
-    json sessions = json::object();
-    for (const auto& r : robots) {
-      sessions[r.key] = {{"robot_type", r.framing},
-                         {"robot_id", r.key},
-                         {"brain_dimensions", brain_dimensions(w)},
-                         {"sensory_dim", r.sensory_dim},
-                         {"motor_dim", r.motor_dim},
-                         {"cycles_processed", r.cycle},
-                         {"total_experiences", r.session_cycles},
-                         {"average_cycle_time_ms", r.avg_cycle_ms},
-                         {"uptime_seconds", now - r.connected_at},
-                         {"created_at", r.connected_at}};
-    }
-    return monitor_success(cmd.text, {{"sessions", sessions}, {"total_sessions", robots.size()}});
-  }
-  if (cmd.name == "session_info") {
-    json list = json::array();
-    for (const auto& r : robots) {
-      list.push_back({{"session_id", r.key},
-                      {"robot_type", r.framing},
-                      {"brain_dimensions", brain_dimensions(w)},
-                      {"cycles", r.cycle},
-                      {"experiences", r.session_cycles},
-                      {"avg_cycle_ms", r.avg_cycle_ms},
-                      {"uptime", now - r.connected_at}});
-    }
-    return monitor_success(cmd.text, list);
-  }
-  if (cmd.name == "active_brains") {
-    const json d = w.engine().describe();
-    json list = json::array();
-    for (const auto& r : robots) {
-      list.push_back({{"profile", r.key},
-                      {"field_dimensions", d.value("field_shape", json::array())},
-                      {"sensory_dim", r.sensory_dim},
-                      {"motor_dim", r.motor_dim},
-                      {"spatial_resolution", d.value("resolution", 0)},
-                      {"device", d.value("device", "cpu")},
-                      {"cycle", r.cycle}});
-    }
-    return monitor_success(cmd.text, list);
-  }
-  if (cmd.name == "performance_metrics") {
-    int64_t total_cycles = 0, experiences = 0;
-    for (const auto& r : robots) {
-      total_cycles += r.cycle;
-      experiences += r.session_cycles;
-    }
-    const uint64_t calls = w.brain_calls(), frames = w.frames_stepped();
-    return monitor_success(
-        cmd.text, {{"total_cycles", total_cycles},
-                   {"total_experiences", experiences},
-                   {"active_sessions", robots.size()},
-                   {"average_cycle_time_ms", frames ? 1000.0 * w.brain_seconds() / frames : 0.0},
-                   {"monitoring_clients", monitor_clients},
-                   {"brain_calls", calls},
-                   {"robot_cycles", frames},
-                   {"robots_per_brain_call", calls ? double(frames) / calls : 0.0},
-                   {"saves", w.saves()},
-                   {"subscriber_lines_dropped", stats.subscriber_drops()},
-                   {"total_messages", stats.total_messages()}});
-  }
-  if (cmd.name == "telemetry") {
-    if (!cmd.args.empty()) {
-      const RobotView* r = w.robot_by_key(cmd.args[0]);
-      if (!r) return monitor_not_found(cmd.text, cmd.args[0]);
-      return monitor_success(cmd.text, w.engine().telemetry(w.slot_of(r->id)));
-    }
-    json all = json::object();
-    for (const auto& r : robots) all[r.key] = w.engine().telemetry(w.slot_of(r.id));
-    return monitor_success(cmd.text, all);
-  }
-  if (cmd.name == "prediction_metrics") {
-    json list = json::array();
-    for (const auto& r : robots) {
-      const json t = w.engine().telemetry(w.slot_of(r.id));
-      list.push_back({{"session_id", r.key},
-                      {"current_confidence", t.value("prediction_confidence", json())},
-                      {"last_prediction_error", t.value("prediction_error", json())},
-                      {"improvement_rate", t.value("improvement_rate", json())},
-                      {"confidence_history_length", r.cycle}});
-    }
-    return monitor_success(cmd.text, list);
-  }
-  if (cmd.name == "save") return monitor_success(cmd.text, w.save_all());
-  if (cmd.name == "field_slice") {
-    if (cmd.args.size() != 3) {
-      return monitor_error(cmd.text, "usage: field_slice <robot_id> <channel> <z>");
-    }
-    const RobotView* r = w.robot_by_key(cmd.args[0]);
-    if (!r) return monitor_not_found(cmd.text, cmd.args[0]);
-    int64_t channel = 0, z = 0;
-    try {
-      channel = std::stoll(cmd.args[1]);
-      z = std::stoll(cmd.args[2]);
-    } catch (const std::exception&) {
-      return monitor_error(cmd.text, "channel and z must be integers");
-    }
-    try {
-      return monitor_success(cmd.text, w.engine().field_slice(w.slot_of(r->id), channel, z));
-    } catch (const std::exception& e) {
-      return monitor_error(cmd.text, e.what());
-    }
-  }
-  return monitor_unknown(cmd.text);
-}
-
-}  // namespace
 
 MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
     : socket_(std::move(socket)),
@@ -246,6 +121,20 @@ bool MonitorSession::count_bad(const std::string& why) {
   return true;
 }
 
+// The commands this session answers itself, on the I/O thread: name -> handler, which returns
+// true when it has replied (false: the command goes on to the brain worker, monitor_commands.h).
+const std::map<std::string, bool (MonitorSession::*)(const MonitorCommand&)>&
+MonitorSession::own_commands() {
+  static const std::map<std::string, bool (MonitorSession::*)(const MonitorCommand&)> table = {
+      {"ping", &MonitorSession::ping},
+      {"connection_stats", &MonitorSession::connection_stats},
+      {"pattern_stats", &MonitorSession::pattern_stats},
+      {"subscribe", &MonitorSession::subscribe},
+      {"save", &MonitorSession::limit_save},
+  };
+  return table;
+}
+
 void MonitorSession::on_command(const MonitorCommand& cmd) {
   const bool known =
       std::find_if(monitor_commands().begin(), monitor_commands().end(), [&](const std::string& c) {
@@ -257,52 +146,60 @@ void MonitorSession::on_command(const MonitorCommand& cmd) {
     return read_line();
   }
   consecutive_bad_ = 0;
-  if (cmd.name == "ping") {
-    reply(monitor_pong(cmd.text, ctx_.stats.uptime_s()));
-    return read_line();
+  const auto own = own_commands().find(cmd.name);
+  if (own != own_commands().end() && (this->*own->second)(cmd)) return read_line();
+  answer_on_worker(cmd);
+}
+
+bool MonitorSession::ping(const MonitorCommand& cmd) {
+  reply(monitor_pong(cmd.text, ctx_.stats.uptime_s()));
+  return true;
+}
+
+bool MonitorSession::connection_stats(const MonitorCommand& cmd) {
+  reply(monitor_success(cmd.text, ctx_.stats.connection_stats_json()));
+  return true;
+}
+
+bool MonitorSession::pattern_stats(const MonitorCommand& cmd) {
+  reply(monitor_success(cmd.text, json::array()));  // the original's, always empty
+  return true;
+}
+
+bool MonitorSession::subscribe(const MonitorCommand& cmd) {
+  long long n = 1;
+  try {
+    n = cmd.args.empty() ? 1 : std::stoll(cmd.args[0]);
+  } catch (const std::exception&) {
+    n = 0;
   }
-  if (cmd.name == "connection_stats") {
-    reply(monitor_success(cmd.text, ctx_.stats.connection_stats_json()));
-    return read_line();
+  if (n < 1) {
+    reply(monitor_error(cmd.text, "usage: subscribe <every_n_cycles>, n >= 1"));
+    return true;
   }
-  if (cmd.name == "pattern_stats") {
-    reply(monitor_success(cmd.text, json::array()));
-    return read_line();
-  }
-  if (cmd.name == "subscribe") {
-    long long n = 1;
-    try {
-      n = cmd.args.empty() ? 1 : std::stoll(cmd.args[0]);
-    } catch (const std::exception&) {
-      n = 0;
-    }
-    if (n < 1) {
-      reply(monitor_error(cmd.text, "usage: subscribe <every_n_cycles>, n >= 1"));
-      return read_line();
-    }
-    if (subscribe_every_ > 0) ctx_.worker.remove_period(subscribe_every_);
-    subscribe_every_ = n;
-    ctx_.worker.add_period(n);
-    reply(monitor_success(cmd.text, {{"subscribed", true},
-                                     {"every_n_cycles", n},
-                                     {"queue_limit", ctx_.config.subscriber_queue}}));
-    return read_line();
-  }
-  if (cmd.name == "save") {
-    // Saves touch every robot's brain: one per monitor_save_interval_s, server-wide.
-    const auto now = std::chrono::steady_clock::now();
-    const double since = std::chrono::duration<double>(now - ctx_.last_save).count();
-    if (ctx_.saved_once && since < ctx_.config.monitor_save_interval_s) {
-      reply(
-          monitor_error(cmd.text, "save rate-limited: the next save is allowed in " +
+  if (subscribe_every_ > 0) ctx_.worker.remove_period(subscribe_every_);
+  subscribe_every_ = n;
+  ctx_.worker.add_period(n);
+  reply(monitor_success(cmd.text, {{"subscribed", true},
+                                   {"every_n_cycles", n},
+                                   {"queue_limit", ctx_.config.subscriber_queue}}));
+  return true;
+}
+
+// Saves touch every robot's brain: one per monitor_save_interval_s, server-wide. Replies only
+// when refused; an allowed save is the worker's (monitor_commands.cpp).
+bool MonitorSession::limit_save(const MonitorCommand& cmd) {
+  const auto now = std::chrono::steady_clock::now();
+  const double since = std::chrono::duration<double>(now - ctx_.last_save).count();
+  if (ctx_.saved_once && since < ctx_.config.monitor_save_interval_s) {
+    reply(monitor_error(cmd.text, "save rate-limited: the next save is allowed in " +
                                       std::to_string(ctx_.config.monitor_save_interval_s - since) +
                                       " s (monitor_save_interval_s)"));
-      return read_line();
-    }
-    ctx_.saved_once = true;
-    ctx_.last_save = now;
+    return true;
   }
-  answer_on_worker(cmd);
+  ctx_.saved_once = true;
+  ctx_.last_save = now;
+  return false;
 }
 
 void MonitorSession::answer_on_worker(const MonitorCommand& cmd) {
@@ -312,7 +209,9 @@ void MonitorSession::answer_on_worker(const MonitorCommand& cmd) {
   const bool queued = ctx_.worker.query([self, work, cmd, clients](BrainWorker& w) {
     std::string line;
     try {
-      line = answer(w, self->ctx_.stats, clients, cmd);
+      const MonitorAnswer answer = brain_command(cmd.name);
+      line = answer ? answer(MonitorQuery{w, self->ctx_.stats, clients, cmd})
+                    : monitor_unknown(cmd.text);
     } catch (const std::exception& e) {
       line = monitor_error(cmd.text, e.what());
     }

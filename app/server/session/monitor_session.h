@@ -13,13 +13,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
-#include "app/server/worker/brain_worker.h"
 #include "app/server/protocol/monitor_envelope.h"
 #include "app/server/protocol/server_config.h"
 #include "app/server/stats/server_stats.h"
+#include "app/server/worker/brain_worker.h"
 
 namespace fieldbrain::server {
 
@@ -52,6 +53,16 @@ class MonitorSession : public std::enable_shared_from_this<MonitorSession> {
   void read_line();
   void on_line(const std::string& line);
   void on_command(const MonitorCommand& cmd);
+  // The commands answered here (own_commands(), monitor_session.cpp); each returns true when
+  // it replied, false when the command goes on to the worker.
+  static const std::map<std::string, bool (MonitorSession::*)(const MonitorCommand&)>&
+  own_commands();
+  bool ping(const MonitorCommand& cmd);
+  bool connection_stats(const MonitorCommand& cmd);
+  bool pattern_stats(const MonitorCommand& cmd);
+  bool subscribe(const MonitorCommand& cmd);
+  bool limit_save(const MonitorCommand& cmd);
+  // The brain-state commands (monitor_commands.h), answered on the worker thread.
   void answer_on_worker(const MonitorCommand& cmd);
   bool count_bad(const std::string& why);  // true when the client was cut off
   void start_legacy_push_timer();

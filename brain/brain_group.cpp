@@ -186,6 +186,60 @@ torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Te
   return out;
 }
 
+void BrainGroupImpl::step_into(const std::vector<Row>& rows, const torch::Tensor& sensors,
+                               const torch::Tensor& reward, torch::Tensor& motors) {
+  if (rows.empty()) throw std::invalid_argument("BrainGroup::step_into: no rows");
+  const auto k = static_cast<int64_t>(rows.size());
+  const int64_t S = config_.sensory_dim, M = config_.motor_dim;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!position_.count(rows[i])) {
+      throw std::invalid_argument(
+          fmt::format("BrainGroup::step_into: row {} is not claimed", rows[i]));
+    }
+    for (size_t j = i + 1; j < rows.size(); ++j) {
+      if (rows[i] == rows[j]) {
+        throw std::invalid_argument(
+            fmt::format("BrainGroup::step_into: row {} appears twice", rows[i]));
+      }
+    }
+  }
+  const auto s = host_input("BrainGroup::step_into", sensors, "sensors", {k, S});
+  const auto r = host_input("BrainGroup::step_into", reward, "reward", {k});
+  if (!motors.defined() || !motors.device().is_cpu() || motors.scalar_type() != torch::kFloat ||
+      !motors.is_contiguous() || motors.sizes() != torch::IntArrayRef({k, M})) {
+    throw std::invalid_argument(fmt::format(
+        "BrainGroup::step_into: motors must be a contiguous float32 CPU tensor [{}, {}]", k, M));
+  }
+
+  arrange(rows);
+  // Inputs into position order (the prefix [0, k)); the motors come back in it.
+  order_.resize(rows.size());
+  bool identity = true;
+  float* sp = sensors_.data_ptr<float>();
+  float* rp = reward_.data_ptr<float>();
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t p = position_.at(rows[i]);
+    order_[i] = p;
+    identity = identity && p == i;
+    std::memcpy(sp + p * S, s.data_ptr<float>() + i * S, sizeof(float) * S);
+    rp[p] = r.data_ptr<float>()[i];
+  }
+  view(0, k);
+  brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k), motors);
+  if (identity) return;
+  // Row i must hold position order_[i]'s motors; order_ is a permutation of [0, k) (the
+  // stepped robots fill the prefix), so the rows are permuted in place by swaps: row i takes
+  // the row where position order_[i]'s motors are now (positions before i have been swapped
+  // away along order_). No scratch, so a tick in another order allocates nothing either.
+  float* out = motors.data_ptr<float>();
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t from = order_[i];
+    while (from < i) from = order_[from];
+    if (from == i) continue;
+    for (int64_t j = 0; j < M; ++j) std::swap(out[i * M + j], out[from * M + j]);
+  }
+}
+
 int64_t BrainGroupImpl::cycle(Row row) const { return cycles_.data_ptr<int64_t>()[position(row)]; }
 
 uint64_t BrainGroupImpl::key(Row row) const { return keys_[position(row)]; }

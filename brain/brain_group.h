@@ -54,6 +54,12 @@ class BrainGroupImpl : public torch::nn::Module {
   // std::invalid_argument naming the problem before any robot's state changes.
   torch::Tensor step(const std::vector<Row>& rows, const torch::Tensor& sensors,
                      const torch::Tensor& reward);
+  // The same cycle with the motors written into `motors`, a contiguous float32 CPU tensor [k,M]
+  // the caller owns and reuses (the server's tick): on the fast path a steady tick then creates
+  // no tensor, in any order of `rows`. Throws std::invalid_argument, no state changed, on a
+  // bad buffer too.
+  void step_into(const std::vector<Row>& rows, const torch::Tensor& sensors,
+                 const torch::Tensor& reward, torch::Tensor& motors);
 
   int64_t cycle(Row row) const;  // host counter, no sync
   uint64_t key(Row row) const;

@@ -33,12 +33,11 @@ std::vector<float> ToyEngine::motors_for(const std::vector<float>& trace, int mo
   return m;
 }
 
-std::vector<float> ToyEngine::step_group(const std::vector<Slot>& slots,
-                                         const std::vector<float>& sensors,
-                                         const std::vector<float>& rewards) {
+void ToyEngine::step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                                const std::vector<float>& rewards, std::vector<float>& out) {
   calls.fetch_add(1);
   if (delay_ms.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
-  std::vector<float> out;
+  out.clear();
   size_t at = 0;
   for (size_t k = 0; k < slots.size(); ++k) {
     Robot& r = robots_.at(slots[k]);
@@ -52,7 +51,6 @@ std::vector<float> ToyEngine::step_group(const std::vector<Slot>& slots,
     auto m = motors_for(r.trace, r.m);
     out.insert(out.end(), m.begin(), m.end());
   }
-  return out;
 }
 
 int64_t ToyEngine::cycle(Slot slot) const { return robots_.at(slot).cycle; }

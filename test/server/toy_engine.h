@@ -18,8 +18,8 @@ class ToyEngine : public BrainEngine {
  public:
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override;
   void destroy(Slot slot) override;
-  std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
-                                const std::vector<float>& rewards) override;
+  void step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                       const std::vector<float>& rewards, std::vector<float>& motors) override;
   int64_t cycle(Slot slot) const override;
   void save(Slot slot, const std::string& path) override;
   void load(Slot slot, const std::string& path) override;

@@ -73,8 +73,8 @@ class LegacyBrainEngine final : public BrainEngine {
 
   void destroy(Slot slot) override { robots_.erase(slot); }
 
-  std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
-                                const std::vector<float>& rewards) override {
+  void step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                       const std::vector<float>& rewards, std::vector<float>& motors) override {
     torch::NoGradGuard no_grad;
     if (slots.empty()) throw std::invalid_argument("step_group: no robots");
     const int64_t S = robot(slots.front()).brain->options().sensory_dim;
@@ -90,7 +90,7 @@ class LegacyBrainEngine final : public BrainEngine {
         throw std::invalid_argument("step_group: robots of different sizes");
       }
     }
-    std::vector<float> motors(static_cast<size_t>(k * M), 0.0f);
+    motors.assign(static_cast<size_t>(k * M), 0.0f);
     // The original has no batch: one process_robot_cycle per robot, in the order given. A robot
     // whose input the original refuses (e.g. a value outside [-10, 10]) keeps its state; the
     // others still step, and the call then fails naming it (the interface has no per-robot
@@ -113,7 +113,6 @@ class LegacyBrainEngine final : public BrainEngine {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     if (!failed.empty()) throw std::invalid_argument(failed);
-    return motors;
   }
 
   int64_t cycle(Slot slot) const override { return robot(slot).brain->cycle(); }

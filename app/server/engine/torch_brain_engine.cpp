@@ -61,32 +61,40 @@ class FieldBrainEngine final : public BrainEngine {
     seats_.erase(it);
     BrainGroupImpl& group = *groups_.at(s.sizes);
     group.release(s.row);
-    if (group.size() == 0) groups_.erase(s.sizes);  // its memory goes with its last robot
+    if (group.size() == 0) {  // its memory goes with its last robot
+      groups_.erase(s.sizes);
+      motors_.erase(s.sizes);
+    }
   }
 
-  std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
-                                const std::vector<float>& rewards) override {
+  void step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                       const std::vector<float>& rewards, std::vector<float>& motors) override {
     torch::NoGradGuard no_grad;
     if (slots.empty()) throw std::invalid_argument("step_group: no robots");
     const auto k = static_cast<int64_t>(slots.size());
     const Seat& first = seat_of(slots.front());
     BrainGroupImpl& group = *groups_.at(first.sizes);
-    std::vector<BrainGroupImpl::Row> rows;
-    rows.reserve(slots.size());
+    rows_.clear();  // capacity kept: no allocation once it has held the largest group
     for (Slot s : slots) {
       const Seat& seat = seat_of(s);
       if (seat.sizes != first.sizes) throw std::invalid_argument("step_group: robots of different sizes");
-      rows.push_back(seat.row);
+      rows_.push_back(seat.row);
     }
-    const int64_t S = group.config().sensory_dim;
+    const int64_t S = group.config().sensory_dim, M = group.config().motor_dim;
     if (static_cast<int64_t>(sensors.size()) != k * S || static_cast<int64_t>(rewards.size()) != k) {
       throw std::invalid_argument("sensor batch size does not match the group");
     }
     // The group copies the inputs into its own rows: the vectors are only read.
     const auto x = torch::from_blob(const_cast<float*>(sensors.data()), {k, S}, torch::kFloat32);
     const auto r = torch::from_blob(const_cast<float*>(rewards.data()), {k}, torch::kFloat32);
-    torch::Tensor motors = group.step(rows, x, r).to(torch::kCPU, torch::kFloat32).contiguous();
-    return std::vector<float>(motors.data_ptr<float>(), motors.data_ptr<float>() + motors.numel());
+    // One motors buffer per group, grown only when more of its robots step at once: a steady
+    // tick creates no tensor (test/server/engine_tick_allocation_brain_test.cpp).
+    torch::Tensor& buffer = motors_[first.sizes];
+    if (!buffer.defined() || buffer.size(0) < k) buffer = torch::empty({k, M}, torch::kFloat32);
+    torch::Tensor out = buffer.narrow(0, 0, k);
+    group.step_into(rows_, x, r, out);
+    const float* m = out.data_ptr<float>();
+    motors.assign(m, m + k * M);
   }
 
   int64_t cycle(Slot slot) const override {
@@ -210,6 +218,8 @@ class FieldBrainEngine final : public BrainEngine {
 
   BrainConfig base_;
   std::map<Sizes, BrainGroup> groups_;  // one resident group per (S, M)
+  std::map<Sizes, torch::Tensor> motors_;  // per group: its motors buffer [most robots stepped, M]
+  std::vector<BrainGroupImpl::Row> rows_;  // the rows of the tick being stepped (reused)
   std::map<Slot, Seat> seats_;
   Slot next_slot_ = 1;
 };

@@ -27,10 +27,18 @@ class BrainEngine {
   virtual void destroy(Slot slot) = 0;
 
   // One cycle for robots that share (S, M): sensors row-major [k*S], rewards [k], all finite.
-  // Returns motors row-major [k*M]. One call is one batched brain call. Throws on failure.
-  virtual std::vector<float> step_group(const std::vector<Slot>& slots,
-                                        const std::vector<float>& sensors,
-                                        const std::vector<float>& rewards) = 0;
+  // Writes motors row-major [k*M] into `motors` (resized to that): the worker keeps one vector
+  // across ticks, so a steady tick allocates none. One call is one batched brain call. Throws
+  // on failure (what `motors` then holds is unspecified).
+  virtual void step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                               const std::vector<float>& rewards, std::vector<float>& motors) = 0;
+  // The same cycle, its motors in a new vector (tools, tests, the start-up check).
+  std::vector<float> step_group(const std::vector<Slot>& slots, const std::vector<float>& sensors,
+                                const std::vector<float>& rewards) {
+    std::vector<float> motors;
+    step_group_into(slots, sensors, rewards, motors);
+    return motors;
+  }
 
   virtual int64_t cycle(Slot slot) const = 0;
 

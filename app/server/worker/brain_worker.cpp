@@ -158,21 +158,24 @@ void BrainWorker::flush(std::vector<StepJob>& pending) {
 
 void BrainWorker::run_group(std::vector<StepJob>& group) {
   const size_t k = group.size();
-  std::vector<BrainEngine::Slot> slots;
-  std::vector<float> sensors, rewards;
-  slots.reserve(k);
-  rewards.reserve(k);
+  // The group's inputs and motors in vectors kept across ticks (cleared, never shrunk).
+  std::vector<BrainEngine::Slot>& slots = tick_slots_;
+  std::vector<float>& sensors = tick_sensors_;
+  std::vector<float>& rewards = tick_rewards_;
+  std::vector<float>& motors = tick_motors_;
+  slots.clear();
+  sensors.clear();
+  rewards.clear();
   for (const StepJob& job : group) {
     slots.push_back(*robots_.owned(job.id)->slot);
     sensors.insert(sensors.end(), job.sensors.begin(), job.sensors.end());
     rewards.push_back(job.reward);
   }
   const int m = robots_.owned(group.front().id)->view.motor_dim;
-  std::vector<float> motors;
   bool ok = true;
   const auto t0 = SteadyClock::now();
   try {
-    motors = engine_.step_group(slots, sensors, rewards);
+    engine_.step_group_into(slots, sensors, rewards, motors);
     if (motors.size() != k * static_cast<size_t>(m)) {
       throw std::runtime_error("brain returned " + std::to_string(motors.size()) +
                                " motor values for " + std::to_string(k) + " robots x " +

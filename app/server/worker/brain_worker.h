@@ -135,6 +135,10 @@ class BrainWorker {
   bool started_ = false;
   std::thread thread_;
 
+  // Worker thread: one group's step inputs and motors, reused tick after tick.
+  std::vector<BrainEngine::Slot> tick_slots_;
+  std::vector<float> tick_sensors_, tick_rewards_, tick_motors_;
+
   std::atomic<uint64_t> brain_calls_{0};
   std::atomic<uint64_t> frames_stepped_{0};
   std::atomic<uint64_t> brain_us_{0};

@@ -56,7 +56,6 @@ class ItemMemoryImpl : public torch::nn::Module {
   int64_t size() const { return static_cast<int64_t>(labels_.size()); }
   const torch::Tensor& vectors() const { return vectors_; }
   const ItemMemoryOptions& options() const { return options_; }
-  void set_threshold(double threshold) { options_.threshold(threshold); }
 
  private:
   void rebuild_norms();

@@ -47,7 +47,6 @@ class MonitorSession : public std::enable_shared_from_this<MonitorSession> {
   void push(const TelemetryPush& line);
   uint64_t dropped() const { return dropped_; }
   const std::string& peer_address() const { return peer_address_; }
-  bool legacy_pushing() const { return legacy_push_; }
 
  private:
   void read_line();

@@ -71,7 +71,6 @@ Server::Server(ServerConfig config, BrainEngine& engine)
         break;
       }
     }
-    robot_connections_.store(sessions_.size());
     on_session_closed();
   };
   monitor_ctx_.monitor_clients = [this] { return monitors_.size(); };
@@ -209,7 +208,6 @@ void Server::accept_robot() {
       auto session = std::make_shared<RobotSession>(std::move(socket), session_ctx_);
       sessions_.insert(session);
       ++robots_per_address_[address];
-      robot_connections_.store(sessions_.size());
       session->start();
     }
     accept_robot();

@@ -40,7 +40,6 @@ class Server {
   const ServerConfig& config() const { return config_; }
   ServerStats& stats() { return stats_; }
   BrainWorker& worker() { return worker_; }
-  size_t robot_connections() const { return robot_connections_.load(); }
   // Another consumer of the telemetry lines (the web monitor); call before start(). It runs
   // on the brain worker thread, so it must only hand the line off.
   void add_telemetry_listener(BrainWorker::Publish listener) {
@@ -81,7 +80,6 @@ class Server {
   std::set<std::shared_ptr<MonitorSession>> monitors_;  // I/O thread only
   std::map<std::string, int> robots_per_address_;       // I/O thread only
   std::map<std::string, int> monitors_per_address_;     // I/O thread only
-  std::atomic<size_t> robot_connections_{0};
   std::vector<BrainWorker::Publish> telemetry_listeners_;
   std::thread io_thread_;
   uint16_t port_ = 0, monitor_port_ = 0;

@@ -1,12 +1,13 @@
 // The robots whose brains this server holds, on the brain worker thread (no locks): attach
 // (identity and tokens, the live-brain quotas, takeover of a silent connection, twins), the
 // loads of saved brains on the loader thread, release with its final save, the periodic and
-// the monitor's saves, and the monitor's views of the robots.
+// the monitor's saves, and the monitor's views of the robots. robot_registry.cpp holds attach,
+// takeover, release and the views; robot_registry_saves.cpp the loads and saves.
 //
 // The seam for holding robots elsewhere: admit() is the one place that decides whether a claim
-// may hold a brain here (and which: a takeover, a new brain, a twin), release() the one place a
-// brain leaves. A rule about where a robot's brain may live (e.g. one owner across servers)
-// goes into these two, nowhere else.
+// may hold a brain here (and how: by taking over a brain of its identity, or with a new one),
+// release() the one place a brain leaves. A rule about where a robot's brain may live (e.g.
+// one owner across servers) goes into these two, nowhere else.
 #pragma once
 
 #include <atomic>

@@ -1,0 +1,165 @@
+// RobotRegistry's saves and loads (robot_registry.h): the writer and loader threads, a saved
+// brain joining once loaded, the periodic and the monitor's saves. Attach, takeover and
+// release are in robot_registry.cpp.
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "app/server/protocol/handshake.h"
+#include "app/server/worker/robot_registry.h"
+#include "app/server/worker/state_files.h"
+
+namespace fieldbrain::server {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The monitor's `save` snapshots a robot at most this often: a snapshot still serialises on
+// the brain thread (torch_brain_engine.cpp), ~1 s at R = 32 on a busy 2-core machine, so a
+// storm of `save` requests may cost the ticks a few percent at most.
+constexpr auto kMonitorSaveInterval = std::chrono::seconds(10);
+
+}  // namespace
+
+void RobotRegistry::start() {
+  if (!options_.state_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.state_dir, ec);
+    if (ec) spdlog::error("cannot create state dir {}: {}", options_.state_dir, ec.message());
+    // Interrupted atomic writes of a killed server (up to a whole save each).
+    const int stale = remove_stale_temps(options_.state_dir);
+    if (stale > 0)
+      spdlog::info("removed {} stale temporary files from {}", stale, options_.state_dir);
+    identities_.open(options_.state_dir);  // throws on a damaged file: fail at start-up
+  }
+  writer_.start();
+  loader_.start();
+}
+
+void RobotRegistry::stop_threads() {
+  loader_cancelled_ = true;  // loads not yet begun are not worth finishing
+  loader_.stop();
+  writer_.stop();  // the final saves land before this returns
+}
+
+void RobotRegistry::loaded(LoadedBrain& job) {
+  auto it = brains_.find(job.entry);
+  if (it == brains_.end()) return;
+  RobotEntry& robot = it->second;
+  if (job.brain) {
+    try {
+      robot.slot = engine_.adopt(std::move(job.brain));
+      spdlog::info("{}: resumed from {} at cycle {}", robot.view.key, robot.load_path,
+                   engine_.cycle(*robot.slot));
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && job.missing) {
+    robot.load_path.clear();
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot && !job.missing) {
+    std::string fate;
+    if (robot.legacy_file) {
+      fate = "left in place";  // an older release's file: never ours to move
+    } else {
+      const std::string aside = move_aside(robot.load_path);
+      fate = "moved to " + (aside.empty() ? std::string("<rename failed>") : aside);
+    }
+    stats_.error(kCodePersistenceLoad, robot.view.key,
+                 "saved state " + robot.load_path + " does not load (" + job.error + "); " + fate +
+                     ", starting fresh");
+    robot.load_path.clear();  // a fresh brain: the handshake reply and log must not say resumed
+    try {
+      robot.slot = engine_.create(robot.view.key, robot.view.sensory_dim, robot.view.motor_dim);
+    } catch (const std::exception& e) {
+      job.error = e.what();
+    }
+  }
+  if (!robot.slot) {
+    refuse_waiting(robot, kCodeInvalidCapabilities, "brain creation failed: " + job.error);
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  robot.view.cycle = engine_.cycle(*robot.slot);
+  if (robot.view.id == 0) {
+    // Every connection that wanted it left while it loaded: the save on disk is current.
+    release(job.entry, /*save=*/false);
+    return;
+  }
+  start_recording(robot);
+  for (AttachDone& waiting : robot.waiting) {
+    AttachResult r;
+    r.ok = true;
+    r.id = robot.view.id;
+    r.key = robot.view.key;
+    r.cycle = robot.view.cycle;
+    r.resumed = !robot.load_path.empty();
+    waiting(std::move(r));
+  }
+  robot.waiting.clear();
+}
+
+void RobotRegistry::saved(uint64_t entry) {
+  auto it = brains_.find(entry);
+  if (it != brains_.end()) --it->second.saving;
+}
+
+void RobotRegistry::after_step(RobotEntry& robot) {
+  if (options_.save_every_cycles > 0 && robot.view.cycle > 0 &&
+      robot.view.cycle % options_.save_every_cycles == 0) {
+    queue_save(robot, /*final_save=*/false);
+  }
+}
+
+bool RobotRegistry::queue_save(RobotEntry& robot, bool final_save) {
+  if (robot.file.empty() || !robot.slot) return false;
+  try {
+    const auto t0 = SteadyClock::now();
+    BrainEngine::StateWriterFn snapshot = engine_.snapshot(*robot.slot);
+    robot.last_snapshot = SteadyClock::now();
+    ++robot.saving;
+    const uint64_t entry = robot.entry_number;
+    writer_.write(
+        robot.file, robot.view.key, std::move(snapshot), final_save,
+        [this, entry] { callbacks_.saved(entry); }, robot.view.cycle);
+    spdlog::debug("{}: snapshot of cycle {} taken in {:.1f} ms on the brain thread", robot.view.key,
+                  robot.view.cycle,
+                  std::chrono::duration<double, std::milli>(robot.last_snapshot - t0).count());
+    return true;
+  } catch (const std::exception& e) {
+    stats_.error(kCodePersistenceSave, robot.view.key,
+                 std::string("snapshot for a save failed: ") + e.what());
+    if (final_save) writer_.mark_unsaved(robot.view.key);
+    return false;
+  }
+}
+
+nlohmann::json RobotRegistry::save_all() {
+  nlohmann::json saved = nlohmann::json::array();
+  nlohmann::json skipped = nlohmann::json::object();
+  nlohmann::json failed = nlohmann::json::object();
+  for (auto& [entry, robot] : brains_) {
+    if (!robot.slot || robot.view.id == 0) continue;
+    const std::string& key = robot.view.key;
+    if (robot.file.empty()) {
+      failed[key] = "persistence is off (no state_dir)";
+    } else if (robot.saving > 0 || writer_.pending(robot.file)) {
+      skipped[key] = "its previous save is still being written";
+    } else if (SteadyClock::now() - robot.last_snapshot < kMonitorSaveInterval) {
+      skipped[key] = "saved less than 10 s ago";
+    } else if (queue_save(robot, /*final_save=*/false)) {
+      saved.push_back(key);
+    } else {
+      failed[key] = "snapshot failed (see the server log)";
+    }
+  }
+  return {{"saved", saved}, {"skipped", skipped}, {"failed", failed}};
+}
+
+}  // namespace fieldbrain::server

@@ -10,4 +10,5 @@ FIELDBRAIN_PACKAGES=(
   chromium chromium-driver python3-selenium
   clang libclang-rt-dev
   systemd curl  # systemd-analyze verifies deploy/fieldbrain.service; curl scrapes /metrics
+  etcd-server haproxy  # the [cluster] tests start a fleet: etcd holds robot ownership (docs/fleet.md)
 )

@@ -1,0 +1,137 @@
+// A real etcd for the [cluster] tests: started on free loopback ports with its own data folder,
+// stopped (SIGKILL) at destruction. scripts/setup.sh installs etcd-server.
+#pragma once
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/server/cluster/etcd_client.h"
+
+extern char** environ;
+
+namespace fieldbrain::server::cluster::testing {
+
+// A port no one listens on now (the kernel's choice for a socket bound to port 0).
+inline uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    throw std::runtime_error("no free loopback port");
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+inline std::string etcd_binary() {
+  for (const char* p : {"/usr/bin/etcd", "/usr/local/bin/etcd"}) {
+    if (::access(p, X_OK) == 0) return p;
+  }
+  throw std::runtime_error("etcd is not installed (scripts/setup.sh installs etcd-server)");
+}
+
+class EtcdProcess {
+ public:
+  EtcdProcess() : client_port_(free_port()), peer_port_(free_port()) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("fieldbrain-etcd-" + std::to_string(::getpid()) + "-" + std::to_string(client_port_));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    try {
+      start();
+    } catch (...) {
+      kill();
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+      throw;
+    }
+  }
+  ~EtcdProcess() {
+    kill();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Starts it (again, on the same ports and data) and waits until it answers.
+  void start() {
+    const std::string client = "http://127.0.0.1:" + std::to_string(client_port_);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
+    std::vector<std::string> args = {etcd_binary(),
+                                     "--name=test",
+                                     "--data-dir=" + (dir_ / "data").string(),
+                                     "--listen-client-urls=" + client,
+                                     "--advertise-client-urls=" + client,
+                                     "--listen-peer-urls=" + peer,
+                                     "--initial-advertise-peer-urls=" + peer,
+                                     "--initial-cluster=test=" + peer,
+                                     "--logger=zap"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string log = (dir_ / "etcd.out").string();
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("could not start etcd");
+    EtcdClient probe(options(std::chrono::milliseconds(300)));
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < end) {
+      try {
+        probe.get("/probe");
+        return;
+      } catch (const std::exception&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    std::ifstream in(log);
+    std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (said.size() > 800) said = "..." + said.substr(said.size() - 800);
+    throw std::runtime_error("etcd did not answer within 20 s; it said: " + said);
+  }
+  void kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGCONT);
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  void pause() { ::kill(pid_, SIGSTOP); }
+  void resume() { ::kill(pid_, SIGCONT); }
+
+  EtcdOptions options(std::chrono::milliseconds timeout = std::chrono::milliseconds(500)) const {
+    EtcdOptions o;
+    o.endpoints = {EtcdEndpoint{"127.0.0.1", client_port_}};
+    o.timeout = timeout;
+    return o;
+  }
+  uint16_t client_port() const { return client_port_; }
+
+ private:
+  uint16_t client_port_;
+  uint16_t peer_port_;
+  std::filesystem::path dir_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace fieldbrain::server::cluster::testing

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "app/server/cluster/etcd_client.h"
-#include "app/server/config_keys.h"
+#include "app/server/cluster/etcd_endpoints.h"
+#include "app/server/protocol/config_keys.h"
 
 namespace fieldbrain::server {
 

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "app/server/cluster/etcd_endpoints.h"
+
 namespace fieldbrain::server::cluster {
 
 // No endpoint answered within the timeout (refused, unreachable, timed out, or a 5xx reply).
@@ -29,16 +31,6 @@ struct EtcdUnavailable : std::runtime_error {
 struct EtcdError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-struct EtcdEndpoint {
-  std::string host;
-  uint16_t port = 2379;
-  std::string text() const { return host + ":" + std::to_string(port); }
-};
-
-// "http://127.0.0.1:2379,http://10.0.0.2:2379" (the scheme is optional; only http is spoken).
-// Throws std::invalid_argument naming the bad item.
-std::vector<EtcdEndpoint> parse_etcd_endpoints(const std::string& list);
 
 struct EtcdOptions {
   std::vector<EtcdEndpoint> endpoints;
@@ -77,6 +69,10 @@ class EtcdClient {
   std::optional<KeyValue> get(const std::string& key);
   // Every key starting with `prefix`, in key order.
   std::vector<KeyValue> list(const std::string& prefix);
+  // Puts key = value only while the key is at `mod_revision` (unchanged since it was read);
+  // returns whether it did.
+  bool replace_if_unchanged(const std::string& key, const std::string& value,
+                            int64_t mod_revision);
   // Deletes the key only while it still holds `value`; returns whether it did.
   bool remove_if(const std::string& key, const std::string& value);
   // Deletes the key whatever it holds; returns whether it existed.

@@ -61,6 +61,7 @@ const std::set<std::string>& known_keys() {
                                               "record_max_bytes",
                                               "record_max_sessions",
                                               "robots",
+                                              "cluster",
                                               "brain"};
   return known;
 }
@@ -110,6 +111,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "record_max_bytes", c.record_max_bytes);
   read_key(j, "record_max_sessions", c.record_max_sessions);
   if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
+  if (j.contains("cluster")) c.cluster = j.at("cluster").get<ClusterConfig>();
   if (j.contains("brain")) {
     if (!j.at("brain").is_object()) {
       throw std::invalid_argument("config key 'brain' must be an object, not " +
@@ -156,6 +158,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"record_max_bytes", c.record_max_bytes},
        {"record_max_sessions", c.record_max_sessions},
        {"robots", c.robots},
+       {"cluster", c.cluster},
        {"brain", c.brain}};
 }
 
@@ -203,6 +206,7 @@ void ServerConfig::validate() const {
           "must be in 1..1000000");
   require(brain.is_object(), "brain", "must be an object");
   robots.validate();
+  cluster.validate();
 }
 
 ServerConfig load_server_config(const std::string& path) {

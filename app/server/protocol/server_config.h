@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/server/cluster/cluster_config.h"
 #include "app/server/protocol/robot_policy.h"
 
 namespace fieldbrain::server {
@@ -51,6 +52,7 @@ struct ServerConfig {
   int64_t record_max_bytes = int64_t{4} << 30;  // bytes under record_dir, all recordings
   int record_max_sessions = 1000;               // recording folders under record_dir
   RobotPolicy robots;  // identity, takeover and quotas (robot_policy.h)
+  ClusterConfig cluster;  // fleet mode (cluster/cluster_config.h); off unless named
   nlohmann::json brain = default_brain_config();  // BrainConfig keys
 
   // Throws std::invalid_argument naming the key when a value is out of range.

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/server/cluster/fleet_gate.h"
 #include "app/server/session/server.h"
 #include "app/server/server_cli.h"
 #include "app/server/worker/startup_checks.h"
@@ -69,8 +70,31 @@ int main(int argc, char** argv) {
     std::cerr << "fieldbrain-server: refusing to start: " << e.what() << "\n";
     return 2;
   }
+  // Fleet mode (docs/fleet.md): join before the first robot is accepted, leave after the last
+  // save, so no robot runs here without this server holding it in etcd.
+  std::unique_ptr<fieldbrain::server::cluster::FleetGate> fleet;
+  if (cli.config.cluster.enabled()) {
+    const auto& c = cli.config.cluster;
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    const std::string id =
+        !c.server_id.empty()
+            ? c.server_id
+            : std::string(host) + ":" +
+                  (cli.config.port != 0 ? std::to_string(cli.config.port)
+                                        : "pid" + std::to_string(::getpid()));
+    try {
+      fleet = std::make_unique<fieldbrain::server::cluster::FleetGate>(
+          c, id, std::string(host) + ":" + std::to_string(cli.config.port), cli.config.robots);
+      fleet->start();
+    } catch (const std::exception& e) {
+      std::cerr << "fieldbrain-server: refusing to start: cluster.etcd: cannot join fleet '"
+                << c.name << "': " << e.what() << "\n";
+      return 2;
+    }
+  }
   try {
-    Server server(cli.config, *engine);
+    Server server(cli.config, *engine, fleet.get());
     web::WebMonitor web_monitor(server);  // web_port; off by default
     // Block the signals in this thread before any other thread starts would be the POSIX
     // way; Asio's signal_set handles delivery to whichever thread and queues it for us.
@@ -99,6 +123,7 @@ int main(int argc, char** argv) {
     spdlog::info("signal {} received", received);
     server.stop();
     web_monitor.stop();
+    if (fleet) fleet->stop();  // after the final saves: the robots are free for the fleet
     // A robot whose final save failed comes back older than it left: say so, and fail.
     int status = 0;
     const auto unsaved = server.worker().unsaved();

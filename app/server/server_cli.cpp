@@ -146,6 +146,13 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--legacy-clock", legacy_clock, "brain.legacy_clock (fixed|wall)");
   override_flag(app, "--legacy-planner", legacy_planner, "brain.legacy_planner (off|sync)");
   override_flag(app, "--legacy-reward", legacy_reward, "brain.legacy_reward (drop|append)");
+  std::optional<std::string> cluster_name;
+  std::optional<std::string> etcd;
+  std::optional<std::string> server_id;
+  override_flag(app, "--cluster", cluster_name,
+                "cluster.name: serve as one server of this fleet (docs/fleet.md)");
+  override_flag(app, "--etcd", etcd, "cluster.etcd: the fleet's etcd URLs, comma-separated");
+  override_flag(app, "--server-id", server_id, "cluster.server_id (default host name:port)");
   override_flag(app, "--sensory-dim", sensory_dim, "brain.sensory_dim (JSON handshake default)");
   override_flag(app, "--motor-dim", motor_dim, "brain.motor_dim (JSON handshake default)");
 
@@ -176,6 +183,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
     return out;
   }
   ServerConfig& c = out.config;
+  if (cluster_name) c.cluster.name = *cluster_name;
+  if (etcd) c.cluster.etcd = *etcd;
+  if (server_id) c.cluster.server_id = *server_id;
   if (host) c.host = *host;
   if (monitor_host) c.monitor_host = *monitor_host;
   if (monitor_token) c.monitor_token = *monitor_token;

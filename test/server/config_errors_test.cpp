@@ -223,9 +223,17 @@ TEST_CASE("docs/config.schema.json lists every server and robots key, and only t
   const json defaults = ServerConfig{};
   CHECK(keys_of(s["properties"]) == keys_of(defaults));
   CHECK(keys_of(s["properties"]["robots"]["properties"]) == keys_of(defaults["robots"]));
+  CHECK(keys_of(s["properties"]["cluster"]["properties"]) == keys_of(defaults["cluster"]));
+  for (auto it = defaults["cluster"].begin(); it != defaults["cluster"].end(); ++it) {
+    INFO("cluster." << it.key());
+    CHECK(s["properties"]["cluster"]["properties"][it.key()]["default"] == it.value());
+  }
   // Each default in the schema is the server's default.
   for (auto it = defaults.begin(); it != defaults.end(); ++it) {
-    if (it.key() == "robots" || it.key() == "brain" || it.key() == "monitor_token") continue;
+    if (it.key() == "robots" || it.key() == "cluster" || it.key() == "brain" ||
+        it.key() == "monitor_token") {
+      continue;
+    }
     INFO(it.key());
     CHECK(s["properties"][it.key()]["default"] == it.value());
   }

@@ -120,6 +120,12 @@ FleetAdmission FleetGate::admit_now(const IdentityClaim& claim) {
   const auto give_back = [&] {
     if (!held_before && ownership_.holds(identity)) ownership_.release(identity);
   };
+  {
+    // A release of this robot still on its way to etcd lands first (bounded by its timeout).
+    std::unique_lock<std::mutex> lock(releasing_mutex_);
+    released_.wait_for(lock, std::chrono::milliseconds(int64_t(config_.etcd_timeout_s * 2000)),
+                       [&] { return releasing_.count(identity) == 0; });
+  }
   try {
     // 1. The token and sizes, against the fleet's record, before anything is taken: a claim
     //    without the right token must not make the robot's server hand the brain over.
@@ -178,8 +184,18 @@ FleetAdmission FleetGate::admit_now(const IdentityClaim& claim) {
 }
 
 void FleetGate::release(const std::string& identity) {
-  if (!pool_) return;
-  boost::asio::post(*pool_, [this, identity] { ownership_.release(identity); });
+  // Not held from this moment (a save of it is refused), the key deleted off this thread.
+  if (!ownership_.forget(identity) || !pool_) return;
+  {
+    std::lock_guard<std::mutex> lock(releasing_mutex_);
+    ++releasing_[identity];
+  }
+  boost::asio::post(*pool_, [this, identity] {
+    ownership_.drop_key(identity);
+    std::lock_guard<std::mutex> lock(releasing_mutex_);
+    if (--releasing_[identity] == 0) releasing_.erase(identity);
+    released_.notify_all();
+  });
 }
 
 bool FleetGate::may_save(const std::string& identity) const { return ownership_.holds(identity); }

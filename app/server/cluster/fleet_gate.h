@@ -6,7 +6,10 @@
 
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <condition_variable>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "app/server/cluster/cluster_config.h"
@@ -51,6 +54,11 @@ class FleetGate : public FleetMembership {
   EtcdClient etcd_;
   RobotOwnership ownership_;
   std::unique_ptr<boost::asio::thread_pool> pool_;
+  // Releases whose etcd delete has not landed yet, by identity: an admission of the same robot
+  // waits for them, so it never takes a key that is about to be deleted under it.
+  std::mutex releasing_mutex_;
+  std::condition_variable released_;
+  std::map<std::string, int> releasing_;
 };
 
 }  // namespace fieldbrain::server::cluster

@@ -234,6 +234,8 @@ ClaimResult RobotOwnership::claim(const std::string& identity) {
         etcd_.remove_if(robot_key(identity), options_.server_id);
         continue;
       }
+      // This server's own key on its live lease, though it no longer holds the robot: a
+      // release is still on its way to etcd. Reported as held here, so acquire() waits for it.
       out.outcome = ClaimOutcome::OwnedElsewhere;
       out.owner = r.current->value;
       return out;
@@ -282,11 +284,16 @@ ClaimResult RobotOwnership::acquire(const std::string& identity, std::chrono::mi
 }
 
 void RobotOwnership::release(const std::string& identity) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!owned_.erase(identity)) return;
-    takeovers_seen_.erase(identity);
-  }
+  if (forget(identity)) drop_key(identity);
+}
+
+bool RobotOwnership::forget(const std::string& identity) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  takeovers_seen_.erase(identity);
+  return owned_.erase(identity) != 0;
+}
+
+void RobotOwnership::drop_key(const std::string& identity) {
   try {
     etcd_.remove_if(robot_key(identity), options_.server_id);
   } catch (const std::exception& e) {

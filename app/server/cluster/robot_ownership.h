@@ -76,8 +76,11 @@ class RobotOwnership {
   // claim(); if another server holds the robot, asks it to hand over and waits up to `wait`
   // (takeover_after_s) for it to release.
   ClaimResult acquire(const std::string& identity, std::chrono::milliseconds wait);
-  // Gives the robot up (after its last save).
+  // Gives the robot up (after its last save): forget() (this server stops holding it at once)
+  // then drop_key() (etcd's key goes; a network round trip).
   void release(const std::string& identity);
+  bool forget(const std::string& identity);
+  void drop_key(const std::string& identity);
   // Whether this server holds the robot and its lease is still trustworthy now: the check
   // before every save of that robot.
   bool holds(const std::string& identity) const;

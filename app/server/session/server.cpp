@@ -11,8 +11,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-WorkerOptions worker_options(const ServerConfig& c) {
+WorkerOptions worker_options(const ServerConfig& c, FleetMembership* fleet) {
   WorkerOptions o;
+  o.fleet = fleet;
   o.state_dir = c.state_dir;
   o.save_every_cycles = c.save_every_cycles;
   if (!c.record_dir.empty()) {
@@ -44,11 +45,11 @@ void listen_on(tcp::acceptor& acceptor, const std::string& host, int port, const
 
 }  // namespace
 
-Server::Server(ServerConfig config, BrainEngine& engine)
+Server::Server(ServerConfig config, BrainEngine& engine, FleetMembership* fleet)
     : config_(std::move(config)),
       engine_(engine),
       stats_(config_.log_lines_per_kind),
-      worker_(engine_, worker_options(config_), stats_),
+      worker_(engine_, worker_options(config_, fleet), stats_),
       work_(asio::make_work_guard(io_)),
       acceptor_(io_),
       monitor_acceptor_(io_),

@@ -27,7 +27,9 @@ namespace fieldbrain::server {
 class Server {
  public:
   // `engine` must outlive the server.
-  Server(ServerConfig config, BrainEngine& engine);
+  // `fleet`: fleet mode (docs/fleet.md), null when the server runs alone; it must outlive the
+  // server's stop().
+  Server(ServerConfig config, BrainEngine& engine, FleetMembership* fleet = nullptr);
   ~Server();
 
   // Binds both ports (throws std::runtime_error naming the port when that fails), starts the

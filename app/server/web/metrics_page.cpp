@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "app/server/cluster/fleet_membership.h"
 #include "app/server/worker/brain_worker.h"
 #include "app/server/protocol/handshake.h"
 #include "app/server/stats/server_stats.h"
@@ -131,6 +132,12 @@ void render_operator_page(std::string_view target, WebHub& hub,
       facts.live_brains = w.live_brains();
       page.content_type = "text/plain; version=0.0.4; charset=utf-8";
       page.body = metrics_text(facts, w, hub_ptr->stats());
+    } else if (w.fleet() && !w.fleet()->healthy()) {
+      // A fleet member without a valid lease takes no robots: HAProxy's check sends new
+      // robots to the other servers (deploy/haproxy.cfg).
+      page.status = 503;
+      page.content_type = "text/plain; charset=utf-8";
+      page.body = "no fleet lease: etcd unreachable, taking no new robots\n";
     } else {
       page.content_type = "text/plain; charset=utf-8";
       page.body = "ok\n";

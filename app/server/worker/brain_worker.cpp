@@ -28,8 +28,17 @@ BrainWorker::BrainWorker(BrainEngine& engine, WorkerOptions options, ServerStats
       options_(std::move(options)),
       stats_(stats),
       robots_(engine, options_, stats,
-              RobotRegistry::Callbacks{[this](LoadedBrain loaded) { push(std::move(loaded)); },
-                                       [this](uint64_t entry) { push(SavedJob{entry}); }}) {}
+              RobotRegistry::Callbacks{
+                  [this](LoadedBrain loaded) { push(std::move(loaded)); },
+                  [this](uint64_t entry) { push(SavedJob{entry}); },
+                  [this](BrainClaim claim, AttachDone done) {
+                    if (!attach(std::move(claim), done)) {
+                      AttachResult stopping;
+                      stopping.code = kCodeSessionLimit;
+                      stopping.error = "the server is stopping";
+                      done(std::move(stopping));
+                    }
+                  }}) {}
 
 BrainWorker::~BrainWorker() { stop(); }
 
@@ -37,6 +46,16 @@ void BrainWorker::start() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (started_) return;
   robots_.start();  // throws on a damaged identity file: fail at start-up
+  if (options_.fleet) {
+    // The fleet's events arrive on its own thread; the robots are this thread's.
+    options_.fleet->set_handlers(
+        [this](const std::vector<std::string>& identities) {
+          query([identities](BrainWorker& w) { w.robots_.fleet_lost(identities); });
+        },
+        [this](const std::string& identity) {
+          query([identity](BrainWorker& w) { w.robots_.fleet_handover(identity); });
+        });
+  }
   started_ = true;
   thread_ = std::thread([this] { run(); });
 }
@@ -48,6 +67,7 @@ void BrainWorker::stop() {
   }
   wake_.notify_all();
   robots_.cancel_loads();
+  if (options_.fleet) options_.fleet->set_handlers(nullptr, nullptr);
   if (thread_.joinable()) thread_.join();
   robots_.stop_threads();  // the final saves land before stop() returns
 }

@@ -76,6 +76,8 @@ class BrainWorker {
   // Worker-thread-only accessors, for queries. robots() lists connected robots whose brain is
   // ready (not the ones still loading).
   BrainEngine& engine() { return engine_; }
+  // Fleet mode's membership, null when the server runs alone (any thread).
+  FleetMembership* fleet() const { return options_.fleet; }
   std::vector<RobotView> robots() const { return robots_.robots(); }
   const RobotView* robot_by_key(const std::string& key) const { return robots_.robot_by_key(key); }
   BrainEngine::Slot slot_of(RobotId id) const { return robots_.slot_of(id); }

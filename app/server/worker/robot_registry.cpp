@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/server/cluster/fleet_membership.h"
 #include "app/server/protocol/handshake.h"
 #include "app/server/protocol/wall_clock.h"
 #include "app/server/worker/state_files.h"
@@ -13,6 +14,17 @@ namespace fieldbrain::server {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// What the identity rules (identity_store.h) and the fleet see of a handshake.
+IdentityClaim identity_claim(const BrainClaim& req, const std::string& key) {
+  IdentityClaim claim;
+  claim.json = req.json;
+  claim.key = key;
+  claim.sensory_dim = req.sensory_dim;
+  claim.motor_dim = req.motor_dim;
+  claim.token = req.token;
+  return claim;
+}
 
 double seconds_since(SteadyClock::time_point t) {
   return std::chrono::duration<double>(SteadyClock::now() - t).count();
@@ -64,22 +76,47 @@ void RobotRegistry::attach(BrainClaim claim, AttachDone done) {
     result.error = std::move(why);
     done(std::move(result));
   };
+  if (options_.fleet && claim.fleet_admission && claim.fleet_admission->ok &&
+      !options_.fleet->may_save(identity_of(identity_claim(claim, display_key(claim))))) {
+    // Admitted, but released before this job ran (the final save of the robot's previous
+    // connection landed in between): ask the fleet again rather than run a robot not held.
+    claim.fleet_admission.reset();
+    if (claim.fleet_asks >= 3) {
+      return refuse(kCodeSessionLimit, "the fleet kept giving this robot away; try again");
+    }
+  }
+  if (options_.fleet && !claim.fleet_admission) {
+    ++claim.fleet_asks;
+    // Fleet mode: the fleet decides first (tokens, which server runs the robot), off this
+    // thread, since it may wait for another server to hand the robot over.
+    const Admission quota = check_quotas(claim);
+    if (quota.code != 0) return refuse(quota.code, quota.error);
+    auto requeue = callbacks_.requeue_attach;
+    options_.fleet->admit(identity_claim(claim, display_key(claim)),
+                          [requeue, claim, done](FleetAdmission answer) mutable {
+                            claim.fleet_admission =
+                                std::make_shared<const FleetAdmission>(std::move(answer));
+                            requeue(std::move(claim), std::move(done));
+                          });
+    return;
+  }
+  if (claim.fleet_admission && !claim.fleet_admission->ok) {
+    return refuse(claim.fleet_admission->code, claim.fleet_admission->error);
+  }
   const Admission admission = admit(claim);
   result.token = admission.token;
-  if (admission.code != 0) return refuse(admission.code, admission.error);
+  if (admission.code != 0) {
+    if (claim.fleet_admission) fleet_release_if_unused(admission.base);
+    return refuse(admission.code, admission.error);
+  }
   if (admission.takeover) {
     return hand_over(*admission.takeover, claim, std::move(done), std::move(result));
   }
   place_new(claim, admission, std::move(done), std::move(result));
 }
 
-RobotRegistry::Admission RobotRegistry::admit(const BrainClaim& req) {
-  IdentityClaim claim;
-  claim.json = req.json;
-  claim.key = display_key(req);
-  claim.sensory_dim = req.sensory_dim;
-  claim.motor_dim = req.motor_dim;
-  claim.token = req.token;
+RobotRegistry::Admission RobotRegistry::check_quotas(const BrainClaim& req) {
+  const IdentityClaim claim = identity_claim(req, display_key(req));
   Admission admission;
   auto refuse = [&](int code, std::string why) {
     admission.code = code;
@@ -110,37 +147,60 @@ RobotRegistry::Admission RobotRegistry::admit(const BrainClaim& req) {
                                          " live brains (robots.max_live_brains_per_address); "
                                          "try again later");
   }
-  // Checked before anything is taken over or created: a refused claim changes nothing.
-  std::optional<IdentityRecord> before;
-  if (const IdentityRecord* r = identities_.find(base)) before = *r;
-  IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
-  if (!decision.ok) {
-    return refuse(decision.code, decision.error);
-  }
-  if (decision.store_changed && !options_.state_dir.empty()) {
-    // An identity (a token above all) is handed out only once it is on disk: a token that a
-    // restart forgets would let the next claimant, token or not, take this robot's brain.
-    // A few hundred bytes and one fsync, on a robot's first handshake only.
-    try {
-      identities_.save(options_.state_dir);
-    } catch (const std::exception& e) {
-      identity_write_failures_.fetch_add(1);
-      const std::string why =
-          std::string("writing ") + IdentityStore::kFileName + " failed: " + e.what();
-      if (!decision.issued_token.empty()) {
-        identities_.restore(base, before ? &*before : nullptr);
-        stats_.error(kCodePersistenceSave, claim.key,
-                     "handshake refused, its token could not be stored: " + why);
-        return refuse(kCodePersistenceSave,
-                      "the server cannot store this robot's identity (" + why +
-                          "); nothing was recorded, try again once the state disk is writable");
-      }
-      // No token at stake (a binary robot, or tokens off): the record (its sizes) stays in
-      // memory and goes to disk with the next write that succeeds; the robot runs.
-      stats_.error(kCodePersistenceSave, claim.key, why + " (no token involved; the robot runs)");
+  return admission;
+}
+
+RobotRegistry::Admission RobotRegistry::admit(const BrainClaim& req) {
+  const IdentityClaim claim = identity_claim(req, display_key(req));
+  Admission admission = check_quotas(req);
+  if (admission.code != 0) return admission;
+  const std::string& base = admission.base;
+  auto refuse = [&](int code, std::string why) {
+    admission.code = code;
+    admission.error = std::move(why);
+    admission.takeover = nullptr;
+    return admission;
+  };
+  const bool in_use = std::any_of(brains_.begin(), brains_.end(),
+                                  [&](const auto& e) { return e.second.base == base; });
+  if (req.fleet_admission) {
+    // The fleet decided against its own records (cluster/fleet_gate.h) and holds the
+    // identity; this server keeps a copy in memory only, and writes no identities.json.
+    identities_.put(base, req.fleet_admission->record);
+    admission.token = req.fleet_admission->issued_token;
+  } else {
+    // Checked before anything is taken over or created: a refused claim changes nothing.
+    std::optional<IdentityRecord> before;
+    if (const IdentityRecord* r = identities_.find(base)) before = *r;
+    IdentityDecision decision = decide_identity(identities_, options_.policy, claim);
+    if (!decision.ok) {
+      return refuse(decision.code, decision.error);
     }
+    if (decision.store_changed && !options_.state_dir.empty()) {
+      // An identity (a token above all) is handed out only once it is on disk: a token that a
+      // restart forgets would let the next claimant, token or not, take this robot's brain.
+      // A few hundred bytes and one fsync, on a robot's first handshake only.
+      try {
+        identities_.save(options_.state_dir);
+      } catch (const std::exception& e) {
+        identity_write_failures_.fetch_add(1);
+        const std::string why =
+            std::string("writing ") + IdentityStore::kFileName + " failed: " + e.what();
+        if (!decision.issued_token.empty()) {
+          identities_.restore(base, before ? &*before : nullptr);
+          stats_.error(kCodePersistenceSave, claim.key,
+                       "handshake refused, its token could not be stored: " + why);
+          return refuse(kCodePersistenceSave,
+                        "the server cannot store this robot's identity (" + why +
+                            "); nothing was recorded, try again once the state disk is writable");
+        }
+        // No token at stake (a binary robot, or tokens off): the record (its sizes) stays in
+        // memory and goes to disk with the next write that succeeds; the robot runs.
+        stats_.error(kCodePersistenceSave, claim.key, why + " (no token involved; the robot runs)");
+      }
+    }
+    admission.token = decision.issued_token;
   }
-  admission.token = decision.issued_token;
   if (!admission.takeover && in_use && req.json) {
     return refuse(kCodeDuplicateSession,
                   "robot_id '" + claim.key +
@@ -321,8 +381,10 @@ void RobotRegistry::release(uint64_t entry, bool save) {
   if (it == brains_.end()) return;
   RobotEntry& robot = it->second;
   if (robot.view.id != 0) owners_.erase(robot.view.id);
+  const std::string base = robot.base;
+  bool final_save_queued = false;
   if (robot.slot) {
-    if (save) queue_save(robot, /*final_save=*/true);
+    if (save) final_save_queued = queue_save(robot, /*final_save=*/true);
     try {
       engine_.destroy(*robot.slot);
     } catch (const std::exception& e) {
@@ -334,6 +396,58 @@ void RobotRegistry::release(uint64_t entry, bool save) {
   if (robot.recording) robot.recording->close();
   if (!robot.file.empty()) writer_.unpin(robot.file);
   brains_.erase(it);
+  if (options_.fleet) {
+    // The next server must load this brain's latest save: give the robot back to the fleet
+    // only once that save is on disk (saved()), or now when there is none to wait for.
+    if (final_save_queued) {
+      release_after_save_[entry] = base;
+    } else {
+      fleet_release_if_unused(base);
+    }
+  }
+}
+
+void RobotRegistry::fleet_release_if_unused(const std::string& base) {
+  if (!options_.fleet) return;
+  const bool here = std::any_of(brains_.begin(), brains_.end(),
+                                [&](const auto& e) { return e.second.base == base; });
+  const bool saving = std::any_of(release_after_save_.begin(), release_after_save_.end(),
+                                  [&](const auto& e) { return e.second == base; });
+  if (!here && !saving) options_.fleet->release(base);
+}
+
+void RobotRegistry::fleet_lost(const std::vector<std::string>& identities) {
+  std::vector<uint64_t> entries;
+  for (const auto& [entry, robot] : brains_) {
+    if (std::find(identities.begin(), identities.end(), robot.base) != identities.end()) {
+      entries.push_back(entry);
+    }
+  }
+  for (uint64_t entry : entries) {
+    RobotEntry& robot = brains_.at(entry);
+    spdlog::error("{}: this server no longer holds the robot in the fleet; closing it without "
+                  "a save (its last save stands)",
+                  robot.view.key);
+    refuse_waiting(robot, kCodeSessionLimit, "this server lost the robot to the fleet");
+    if (robot.on_taken_over && robot.view.id != 0) robot.on_taken_over();
+    release(entry, /*save=*/false);
+  }
+}
+
+void RobotRegistry::fleet_handover(const std::string& identity) {
+  std::vector<uint64_t> entries;
+  for (const auto& [entry, robot] : brains_) {
+    if (robot.base == identity) entries.push_back(entry);
+  }
+  for (uint64_t entry : entries) {
+    RobotEntry& robot = brains_.at(entry);
+    spdlog::info("{}: another server of the fleet takes this robot over; saving and closing",
+                 robot.view.key);
+    refuse_waiting(robot, kCodeDuplicateSession, "another server of the fleet took the robot");
+    if (robot.on_taken_over && robot.view.id != 0) robot.on_taken_over();
+    release(entry, /*save=*/true);
+  }
+  if (entries.empty()) fleet_release_if_unused(identity);
 }
 
 std::vector<RobotView> RobotRegistry::robots() const {

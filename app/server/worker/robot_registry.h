@@ -70,6 +70,8 @@ class RobotRegistry {
   struct Callbacks {
     std::function<void(LoadedBrain)> loaded;
     std::function<void(uint64_t entry)> saved;
+    // Fleet mode: a claim the fleet has answered, back into the worker's queue (any thread).
+    std::function<void(BrainClaim, AttachDone)> requeue_attach;
   };
 
   RobotRegistry(BrainEngine& engine, const WorkerOptions& options, ServerStats& stats,
@@ -89,6 +91,11 @@ class RobotRegistry {
   void detach(RobotId id);
   void saved(uint64_t entry);
   void release_all();  // shutdown: every brain saved once more and released
+  // Fleet mode (FleetMembership's handlers, brought to the worker thread): robots this server
+  // no longer holds (closed, not saved), and a robot another server asks for (saved, closed,
+  // then given to the fleet once the save is on disk).
+  void fleet_lost(const std::vector<std::string>& identities);
+  void fleet_handover(const std::string& identity);
 
   // The entry connection `id` drives; null when it was taken over or released.
   RobotEntry* owned(RobotId id);
@@ -123,7 +130,12 @@ class RobotRegistry {
   // token (recorded in identities.json when new), takeover of a silent connection. A refused
   // claim changes nothing.
   Admission admit(const BrainClaim& claim);
+  // admit()'s first half, the live-brain quotas (also checked before the fleet is asked, so a
+  // robot this server would refuse never gets a token stored in the fleet).
+  Admission check_quotas(const BrainClaim& claim);
   void release(uint64_t entry, bool save);
+  // Fleet mode: gives `base` back to the fleet when no brain of it is left here.
+  void fleet_release_if_unused(const std::string& base);
 
   std::string display_key(const BrainClaim& claim) const;
   RobotEntry* takeover_candidate(const std::string& base);
@@ -149,6 +161,9 @@ class RobotRegistry {
   uint64_t next_entry_ = 1;
   RobotId next_id_ = 1;
   std::atomic<uint64_t> identity_write_failures_{0};
+  // Fleet mode: entries whose final save is being written; the robot goes back to the fleet
+  // when it is on disk (saved()), so the next server loads the latest brain.
+  std::map<uint64_t, std::string> release_after_save_;
 };
 
 }  // namespace fieldbrain::server

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "app/server/cluster/fleet_membership.h"
 #include "app/server/protocol/handshake.h"
 #include "app/server/worker/robot_registry.h"
 #include "app/server/worker/state_files.h"
@@ -108,6 +109,12 @@ void RobotRegistry::loaded(LoadedBrain& job) {
 void RobotRegistry::saved(uint64_t entry) {
   auto it = brains_.find(entry);
   if (it != brains_.end()) --it->second.saving;
+  auto pending = release_after_save_.find(entry);
+  if (pending != release_after_save_.end()) {
+    const std::string base = pending->second;
+    release_after_save_.erase(pending);
+    fleet_release_if_unused(base);
+  }
 }
 
 void RobotRegistry::after_step(RobotEntry& robot) {
@@ -119,6 +126,13 @@ void RobotRegistry::after_step(RobotEntry& robot) {
 
 bool RobotRegistry::queue_save(RobotEntry& robot, bool final_save) {
   if (robot.file.empty() || !robot.slot) return false;
+  if (options_.fleet && !options_.fleet->may_save(robot.base)) {
+    // A server that lost its lease (etcd down, or this process stopped past the TTL) may
+    // already have been replaced for this robot: its save would overwrite the new owner's.
+    spdlog::warn("{}: not saved: this server does not hold the robot in the fleet now",
+                 robot.view.key);
+    return false;
+  }
   try {
     const auto t0 = SteadyClock::now();
     BrainEngine::StateWriterFn snapshot = engine_.snapshot(*robot.slot);

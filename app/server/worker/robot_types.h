@@ -14,6 +14,8 @@
 namespace fieldbrain::server {
 
 class Recorder;
+class FleetMembership;
+struct FleetAdmission;
 
 using RobotId = uint64_t;  // one connection's hold on a brain
 
@@ -22,6 +24,9 @@ struct WorkerOptions {
   int64_t save_every_cycles = 0;       // 0 = no periodic save
   std::shared_ptr<Recorder> recorder;  // null = sessions are not recorded (--record)
   RobotPolicy policy;
+  // Fleet mode (docs/fleet.md): who may run which robot is decided with the other servers;
+  // null when this server runs alone. Outlives the worker.
+  FleetMembership* fleet = nullptr;
 };
 
 // What a handshake asks for.
@@ -36,6 +41,9 @@ struct BrainClaim {
   // Called on the worker thread when a newer connection takes this robot's brain over; the
   // session should close (its later steps and its detach are ignored).
   std::function<void()> on_taken_over;
+  // Fleet mode: the fleet's answer, once it has given one (the registry asks it first).
+  std::shared_ptr<const FleetAdmission> fleet_admission;
+  int fleet_asks = 0;  // how often the fleet was asked for this handshake
 };
 
 struct AttachResult {

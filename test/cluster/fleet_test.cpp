@@ -139,3 +139,104 @@ TEST_CASE("Twelve robots cycle through HAProxy on three servers, and when one se
   CHECK(watch.samples() > 3);
   CHECK(watch.problems().empty());
 }
+
+TEST_CASE("A server stopped past its lease loses its robots to the others, and once woken it "
+          "serves none of them and writes none of their saves",
+          "[cluster][fleet]") {
+  Fleet fleet;
+  auto robots = twelve_robots(fleet);
+  for (auto& r : robots) REQUIRE(r->advance(30, 60));
+  const auto owners = fleet.owners();
+  const auto count = robots_per_server(owners);
+  const std::string victim =
+      std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first;
+  const int v = fleet.index_of(victim);
+  std::vector<FleetRobot*> moved;
+  for (auto& r : robots) {
+    if (owners.at(r->identity()) == victim) moved.push_back(r.get());
+  }
+  REQUIRE_FALSE(moved.empty());
+
+  fleet.member(v).process->signal(SIGSTOP);
+  for (FleetRobot* r : moved) {
+    INFO(r->id() << ": " << r->endings());
+    REQUIRE(r->advance(20, 60));  // on another server now
+  }
+  for (const auto& [identity, server] : fleet.owners()) CHECK(server != victim);
+  const size_t log_at_wake = fleet.log_of(v).size();
+  std::map<FleetRobot*, int> connections_at_wake;
+  for (FleetRobot* r : moved) connections_at_wake[r] = r->connections();
+
+  fleet.member(v).process->signal(SIGCONT);
+  std::this_thread::sleep_for(3s);  // its lease is long gone: it must notice and let go
+  for (FleetRobot* r : moved) {
+    INFO(r->id());
+    CHECK(r->advance(20, 20));
+    CHECK(r->connections() == connections_at_wake[r]);  // the woken server did not disturb it
+  }
+  for (const auto& [identity, server] : fleet.owners()) CHECK(server != victim);
+  // What the woken server did with each robot it had: closed it without a save.
+  const std::string woke = fleet.log_of(v).substr(log_at_wake);
+  for (FleetRobot* r : moved) {
+    const std::string key =
+        r->json() ? r->id() : r->identity().substr(std::string("bin:").size());
+    INFO(key << " in the woken server's log:\n" << woke);
+    CHECK((woke.find(key + ": not saved: this server does not hold the robot") !=
+               std::string::npos ||
+           woke.find(key + ": this server no longer holds the robot in the fleet") !=
+               std::string::npos));
+  }
+  CHECK(woke.find("resumed from") == std::string::npos);
+}
+
+TEST_CASE("While etcd is down the servers keep the robots they hold, refuse new ones with a "
+          "clear error, and take new ones again once etcd is back",
+          "[cluster][fleet]") {
+  FleetOptions options;
+  options.lease_ttl_s = 6;  // an outage of 2 s stays well inside it
+  Fleet fleet(options);
+  auto robots = twelve_robots(fleet);
+  for (auto& r : robots) REQUIRE(r->advance(30, 60));
+  std::map<FleetRobot*, int> connections_before;
+  for (auto& r : robots) connections_before[r.get()] = r->connections();
+
+  std::map<FleetRobot*, int64_t> replies_before;
+  for (auto& r : robots) replies_before[r.get()] = r->replies();
+  fleet.etcd().kill();
+  const auto down = std::chrono::steady_clock::now();
+  // A newcomer is refused, saying why.
+  RobotClient newcomer(fleet.robot_port(), 10.0, 0, "127.0.0.99");
+  newcomer.send_text(R"({"type":"handshake","robot_id":"late","sensory_dim":6,"motor_dim":3})"
+                     "\n");
+  const auto refused = newcomer.read_line();
+  REQUIRE(refused);
+  CHECK_THAT(*refused, Catch::Contains("\"error\""));
+  CHECK_THAT(*refused, Catch::Contains("etcd"));
+  // Two seconds of etcd gone: every robot kept cycling (at 50 Hz, ~100 replies).
+  std::this_thread::sleep_until(down + 2s);
+  for (auto& r : robots) {
+    INFO(r->id());
+    CHECK(r->replies() - replies_before[r.get()] >= 40);
+  }
+  REQUIRE(std::chrono::steady_clock::now() - down < 4s);  // still inside the 6 s lease
+  fleet.etcd().start();
+  for (auto& r : robots) {
+    INFO(r->id());
+    CHECK(r->advance(20, 20));
+    CHECK(r->connections() == connections_before[r.get()]);  // nobody was dropped
+    CHECK(r->gaps().empty());
+  }
+  // New robots are taken again (after the next lease renewal).
+  bool admitted = false;
+  for (int attempt = 0; attempt < 20 && !admitted; ++attempt) {
+    RobotClient late(fleet.robot_port(), 10.0, 0, "127.0.0.99");
+    late.send_text(R"({"type":"handshake","robot_id":"late","sensory_dim":6,"motor_dim":3})"
+                   "\n");
+    const auto reply = late.read_line();
+    admitted = reply && reply->find("\"accepted\":true") != std::string::npos;
+    if (!admitted) std::this_thread::sleep_for(500ms);
+  }
+  CHECK(admitted);
+}

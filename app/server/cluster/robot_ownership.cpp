@@ -137,7 +137,17 @@ void RobotOwnership::renew_once() {
       lease = -lease;
     }
   } catch (const std::exception& e) {
-    if (!lease_valid()) lose_everything(std::string("etcd unreachable past the lease: ") + e.what());
+    double left_s;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      left_s = std::chrono::duration<double>(valid_until_ - Clock::now()).count();
+    }
+    if (left_s <= 0) {
+      lose_everything(std::string("etcd unreachable past the lease: ") + e.what());
+    } else {
+      spdlog::warn("cluster: renewing the etcd lease failed ({}); its robots stay for {:.1f} s",
+                   e.what(), left_s);
+    }
     return;
   }
   if (lease < 0) lose_everything("the etcd lease was renewed too late to be trusted");

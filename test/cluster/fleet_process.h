@@ -85,6 +85,7 @@ struct FleetOptions {
   int64_t lease_ttl_s = 3;
   double renew_every_s = 0.5;
   int64_t save_every_cycles = 20;
+  int resolution = 8;
 };
 
 class Fleet {
@@ -134,7 +135,7 @@ class Fleet {
             "--monitor-port", "-1", "--state-dir", (dir_ / "state").string(), "--ready-file",
             ready.string(), "--cluster", "test", "--etcd",
             "http://127.0.0.1:" + std::to_string(etcd_.client_port()), "--server-id", m.id,
-            "--save-every", std::to_string(options_.save_every_cycles), "--resolution", "8",
+            "--save-every", std::to_string(options_.save_every_cycles), "--resolution", std::to_string(options_.resolution),
             "--field-step", "fast", "--set", "web_port=" + std::to_string(m.web_port), "--set",
             "cluster.lease_ttl_s=" + std::to_string(options_.lease_ttl_s), "--set",
             "cluster.renew_every_s=" + std::to_string(options_.renew_every_s), "--set",
@@ -152,6 +153,8 @@ class Fleet {
 
   EtcdProcess& etcd() { return etcd_; }
   Member& member(int i) { return *members_[i]; }
+  // Waits until HAProxy's checks could have marked a restarted server up again (rise 2 x 500 ms).
+  void settle() const { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
   int size() const { return int(members_.size()); }
   uint16_t robot_port() const { return robot_port_; }
   std::string log_of(int i) const { return read_file(members_[i]->log); }

@@ -30,8 +30,16 @@ class FleetRobot {
  public:
   // JSON robots name themselves; binary robots (framing B) are told apart by their sizes
   // (the profile key "picarx_<S>s_<M>m").
-  FleetRobot(uint16_t port, std::string source, std::string id, bool json, int s, int m)
-      : port_(port), source_(std::move(source)), id_(std::move(id)), json_(json), s_(s), m_(m) {
+  // `pace`: pause after each reply (a 50 Hz robot by default; 0 = as fast as the server).
+  FleetRobot(uint16_t port, std::string source, std::string id, bool json, int s, int m,
+             std::chrono::milliseconds pace = std::chrono::milliseconds(20))
+      : port_(port),
+        source_(std::move(source)),
+        id_(std::move(id)),
+        json_(json),
+        s_(s),
+        m_(m),
+        pace_(pace) {
     thread_ = std::thread([this] { run(); });
   }
   ~FleetRobot() { stop(); }
@@ -163,7 +171,7 @@ class FleetRobot {
           cycle_before = cycle;
           cycle_.store(cycle);
           ++replies_;
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a 50 Hz robot
+          if (pace_.count() > 0) std::this_thread::sleep_for(pace_);
         }
       } catch (const std::exception& e) {
         note(endings_, e.what());
@@ -177,6 +185,7 @@ class FleetRobot {
   std::string id_;
   bool json_;
   int s_, m_;
+  std::chrono::milliseconds pace_;
   std::string token_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> replies_{0};

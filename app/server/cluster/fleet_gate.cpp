@@ -111,7 +111,9 @@ FleetAdmission FleetGate::admit_now(const IdentityClaim& claim) {
     out.ok = false;
     out.code = code;
     out.error = std::move(why);
-    spdlog::warn("cluster: robot {} refused: {}", identity, out.error);
+    // The session logs the refusal under the server-wide log budget; a robot retrying through
+    // a long etcd outage must not flood the log from here.
+    spdlog::debug("cluster: robot {} refused: {}", identity, out.error);
     return out;
   };
   // Held before this admission (a reconnect to the server that runs the robot): a failure

@@ -115,10 +115,12 @@ TEST_CASE("Twelve robots cycle through HAProxy on three servers, and when one se
     CHECK(gaps.size() <= 3);
     if (r->json()) {
       for (const ReplyGap& gap : gaps) {
-        // At most save_every_cycles (20) cycles lost, and the count goes on from the save.
+        // The count goes on from the last save: save_every_cycles (20) cycles lost at most,
+        // plus those answered while that save was still being written (saves are written off
+        // the brain thread; 5 cycles at 50 Hz is 100 ms of writer latency on a busy machine).
         CHECK(gap.resumed_at > 0);
         CHECK(gap.resumed_at <= gap.cycle_before);
-        CHECK(gap.cycle_before - gap.resumed_at <= 20);
+        CHECK(gap.cycle_before - gap.resumed_at <= 20 + 5);
       }
     }
   }

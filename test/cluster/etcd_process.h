@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,14 +14,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "app/server/cluster/etcd_client.h"
+#include "test/support/child_process.h"
 
-extern char** environ;
 
 namespace fieldbrain::server::cluster::testing {
 
@@ -83,17 +83,10 @@ class EtcdProcess {
                                      "--initial-advertise-peer-urls=" + peer,
                                      "--initial-cluster=test=" + peer,
                                      "--logger=zap"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
+    process_ = std::make_unique<fieldbrain::test::ChildProcess>(
+        args, (dir_ / "etcd.out").string(), /*append=*/true);
+    if (process_->pid <= 0) throw std::runtime_error("could not start etcd");
     const std::string log = (dir_ / "etcd.out").string();
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("could not start etcd");
     EtcdClient probe(options(std::chrono::milliseconds(300)));
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < end) {
@@ -109,15 +102,9 @@ class EtcdProcess {
     if (said.size() > 800) said = "..." + said.substr(said.size() - 800);
     throw std::runtime_error("etcd did not answer within 20 s; it said: " + said);
   }
-  void kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGCONT);
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  void pause() { ::kill(pid_, SIGSTOP); }
-  void resume() { ::kill(pid_, SIGCONT); }
+  void kill() { process_.reset(); }
+  void pause() { process_->signal(SIGSTOP); }
+  void resume() { process_->signal(SIGCONT); }
 
   EtcdOptions options(std::chrono::milliseconds timeout = std::chrono::milliseconds(500)) const {
     EtcdOptions o;
@@ -131,7 +118,7 @@ class EtcdProcess {
   uint16_t client_port_;
   uint16_t peer_port_;
   std::filesystem::path dir_;
-  pid_t pid_ = -1;
+  std::unique_ptr<fieldbrain::test::ChildProcess> process_;
 };
 
 }  // namespace fieldbrain::server::cluster::testing

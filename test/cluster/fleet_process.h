@@ -4,7 +4,6 @@
 #pragma once
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,56 +21,11 @@
 
 #include "app/server/protocol/robot_client.h"
 #include "test/cluster/etcd_process.h"
+#include "test/support/child_process.h"
 
 namespace fieldbrain::server::cluster::testing {
 
-// A child process with its output in a file; SIGKILLed at destruction if still running.
-class Child {
- public:
-  Child(std::vector<std::string> args, const std::string& log) {
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("could not start " + args[0]);
-  }
-  ~Child() { kill(); }
-  void signal(int sig) const {
-    if (pid_ > 0) ::kill(pid_, sig);
-  }
-  void kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGCONT);
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  // Exit status after SIGTERM (128 + signal when killed), -1 if it did not end within limit.
-  int terminate(double limit_s) {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, SIGTERM);
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
-    while (std::chrono::steady_clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-  bool alive() const { return pid_ > 0 && ::kill(pid_, 0) == 0; }
-
- private:
-  pid_t pid_ = -1;
-};
+using Child = fieldbrain::test::ChildProcess;
 
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -141,7 +95,7 @@ class Fleet {
             "cluster.renew_every_s=" + std::to_string(options_.renew_every_s), "--set",
             "cluster.etcd_timeout_s=0.4", "--set", "robots.takeover_after_s=1", "--set",
             "handshake_timeout_s=30"},
-        m.log.string());
+        m.log.string(), /*append=*/true);
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < end) {
       if (std::filesystem::exists(ready) && std::filesystem::file_size(ready) > 0) return;
@@ -190,7 +144,7 @@ class Fleet {
     haproxy_ = std::make_unique<Child>(
         std::vector<std::string>{"/usr/sbin/haproxy", "-db", "-f",
                                  std::string(FIELDBRAIN_SOURCE_DIR) + "/deploy/haproxy.cfg"},
-        log.string());
+        log.string(), /*append=*/true);
     // Up once it accepts and a health check has marked the servers up (rise 2 x 500 ms).
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < end) {

@@ -242,3 +242,33 @@ TEST_CASE("While etcd is down the servers keep the robots they hold, refuse new 
   }
   CHECK(admitted);
 }
+
+TEST_CASE("A robot's token issued through one server is checked by another", "[cluster][fleet]") {
+  FleetOptions options;
+  options.servers = 2;
+  Fleet fleet(options);
+  auto handshake = [](uint16_t port, const std::string& token) {
+    RobotClient c(port, 15.0);
+    nlohmann::json hs = {
+        {"type", "handshake"}, {"robot_id", "rover"}, {"sensory_dim", 6}, {"motor_dim", 3}};
+    if (!token.empty()) hs["token"] = token;
+    c.send_text(hs.dump() + "\n");
+    const auto line = c.read_line();
+    REQUIRE(line);
+    return nlohmann::json::parse(*line);
+  };
+  // Straight to s1: the first claim gets a token.
+  const auto first = handshake(fleet.member(0).port, "");
+  REQUIRE(first.value("accepted", false));
+  const std::string token = first.value("token", "");
+  REQUIRE_FALSE(token.empty());
+  // Straight to s2: without it, or with another, refused; with it, s2 runs the robot.
+  const auto none = handshake(fleet.member(1).port, "");
+  CHECK_FALSE(none.value("accepted", false));
+  CHECK(none.dump().find("2005") != std::string::npos);
+  const auto wrong = handshake(fleet.member(1).port, "0123456789abcdef0123456789abcdef");
+  CHECK_FALSE(wrong.value("accepted", false));
+  const auto right = handshake(fleet.member(1).port, token);
+  CHECK(right.value("accepted", false));
+  CHECK(fleet.owners().at("json:rover") == "s2");
+}

@@ -1,7 +1,10 @@
 #include "brain/legacy/prediction_error_learning.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -14,7 +17,12 @@ PredictionErrorLearning::PredictionErrorLearning(std::vector<int64_t> field_shap
 // PredictionErrorLearning.error_to_field
 torch::Tensor PredictionErrorLearning::error_to_field(
     const torch::Tensor& e, const std::vector<const TopologyRegion*>& regions) {
-  torch::Tensor error_field = torch::zeros(field_shape_, torch::kFloat32);
+  torch::Tensor& buffer = buffers_[next_buffer_];
+  next_buffer_ = 1 - next_buffer_;
+  if (!buffer.defined() || buffer.storage().use_count() > 1)
+    buffer = torch::empty(field_shape_, torch::kFloat32);
+  torch::Tensor error_field = buffer;
+  error_field.zero_();
   const int64_t n = e.size(0);
   const float* ep = e.data_ptr<float>();
   const int64_t R0 = field_shape_[0], R1 = field_shape_[1], R2 = field_shape_[2];
@@ -58,9 +66,12 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
     const torch::Tensor& error_field) const {
   LearningModulation m;
   m.set = true;
-  torch::Tensor a = torch::abs(error_field);
-  m.mean_error = torch::mean(a).item<double>();
-  m.max_error = torch::max(a).item<double>();
+  // mean and max of |E| in one walk (the mean a double sum, rounded to float32 as torch's)
+  const torch::Tensor e = error_field.contiguous();
+  const int64_t n = e.numel();
+  const AbsStats st = abs_stats(e.data_ptr<float>(), n);
+  m.mean_error = static_cast<float>(st.sum / static_cast<double>(n));
+  m.max_error = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
   m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
   m.learning_rate = 0.1 * m.self_modification_boost;
   if (error_history_.size() > 20) {
@@ -77,9 +88,32 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
 
 // PredictionErrorLearning.allocate_field_resources
 torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field) {
-  torch::Tensor error_norm = torch::abs(error_field);
-  error_norm = error_norm / (torch::max(error_norm) + 1e-8);
-  return error_norm.index({"...", Slice(0, 4)}).contiguous();
+  return resource_mask(error_field, torch::max(torch::abs(error_field)).item<float>());
+}
+
+// |E[..., :4]| / (max|E| + 1e-8), the sum and the quotient rounded to float32 as torch's ops
+// round them, without the full-field abs and quotient the original makes.
+torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_field,
+                                                     float max_abs) {
+  const torch::Tensor e = error_field.contiguous();
+  const int64_t C = e.size(-1), V = e.numel() / C;
+  std::vector<int64_t> shape(e.sizes().begin(), e.sizes().end());
+  shape.back() = 4;
+  torch::Tensor mask = torch::empty(shape, torch::kFloat32);
+  const float den = max_abs + static_cast<float>(1e-8);
+  const float* p = e.data_ptr<float>();
+  float* o = mask.data_ptr<float>();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t c = 0; c < 4; ++c) o[v * 4 + c] = std::fabs(p[v * C + c]) / den;
+  return mask;
+}
+
+torch::Tensor PredictionErrorLearning::resource_terms(const torch::Tensor& mask4) {
+  return torch::cat({(0.5 + (1.0 - mask4) * 0.5) * 0.1, (mask4 * 0.2 - 0.1) * 0.1,
+                     torch::sigmoid(mask4 * 2.0 - 0.5) * 0.1},
+                    -1)
+      .reshape({-1, 12})
+      .contiguous();
 }
 
 torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& mask4,

@@ -40,6 +40,12 @@ class PredictionErrorLearning {
                                                 const torch::Tensor& dynamics);
   // |E| / (max|E| + 1e-8), channels 0-3 (the only ones allocate_field_resources reads).
   static torch::Tensor resource_mask(const torch::Tensor& error_field);
+  // The same with max|E| known (compute_learning_modulation's max_error).
+  static torch::Tensor resource_mask(const torch::Tensor& error_field, float max_abs);
+  // allocate_field_resources' three mask terms [V,12], as its ATen ops round them, for
+  // field_loops' fused evolve: (0.5 + (1 - m) * 0.5) * 0.1 (channels 0-3),
+  // (m * 0.2 - 0.1) * 0.1 (4-7), sigmoid(m * 2 - 0.5) * 0.1 (12-15).
+  static torch::Tensor resource_terms(const torch::Tensor& resource_mask);
 
   void save(StateWriter& w, const std::string& part) const;
   void load(const StateReader& r, const std::string& part);
@@ -47,6 +53,10 @@ class PredictionErrorLearning {
  private:
   std::vector<int64_t> field_shape_;
   std::deque<double> error_history_;  // maxlen 100
+  // error_to_field's two output buffers, used in turn (the caller keeps the last field while
+  // the next is made); a buffer someone else still holds is replaced. No state.
+  torch::Tensor buffers_[2];
+  int next_buffer_ = 0;
 };
 
 }  // namespace fieldbrain::legacy

@@ -37,7 +37,7 @@ class RewardTopologyShaper {
     double strength;
     double valence;  // np.sign(reward)
     int64_t age;
-    torch::Tensor norm;  // the pattern's cosine norm [1, 1], computed once
+    double norm;  // the pattern's cosine norm max(|P|, 1e-8), computed once (-1: not yet)
   };
   int64_t max_attractors_;
   double persistence_;

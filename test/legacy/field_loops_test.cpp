@@ -5,7 +5,7 @@
 
 #include <ATen/Parallel.h>
 
-#include <catch2/catch.hpp>
+#include "test/support/catch.h"
 
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/prediction_error_learning.h"

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -135,8 +136,9 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
     max_val = evolved.index({"...", Slice(0, C)}).abs().max().item<double>();
   }
   if (max_val > 2.0) {
+    // in place: ATen walks the strided view row by row of 48, as it walks it out of place
     torch::Tensor c = evolved.index({"...", Slice(0, C)});
-    c.copy_(torch::tanh(c));
+    c.tanh_();
   }
   // (the dynamics were clamped to [-5, 5] in the loop; a NaN replaced above is randn * 0.01)
   evolution_count_ += 1;
@@ -145,17 +147,18 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
 
 // EvolvedFieldDynamics.compute_field_state (information_history is appended and never read:
 // not kept)
-// mean(|content|) and var(content) from two walks (field_loops' content_moments, double sums),
-// each rounded to float32 as torch returns them.
+// mean(|content|) and var(content) summed in ATen's orders (aten_sums.h): the abs is a fresh
+// contiguous tensor summed as one row; var is ATen's whole-tensor path on the strided view.
 FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field_in) {
   const torch::Tensor field = field_in.contiguous();
   const int64_t C = field.size(-1), V = field.numel() / C;
-  const Moments m = content_moments(field.data_ptr<float>(), V, C, content_features_);
-  const auto n = static_cast<double>(V * content_features_);
+  const float* f = field.data_ptr<float>();
   FieldState s;
-  s.raw_information = static_cast<float>(m.abs_sum / n);
+  s.raw_information = channel_abs_sum(f, V, C, content_features_) /
+                      static_cast<float>(V * content_features_);
   if (std::isnan(s.raw_information)) s.raw_information = 0.5;
-  s.variance = m.has_nan ? 0.0 : static_cast<double>(static_cast<float>(m.sq_dev / (n - 1)));
+  const float variance = aten_strided_var(f, V, C, content_features_);
+  s.variance = std::isnan(variance) ? 0.0 : variance;
   s.combined_information = s.raw_information * (1.0 + s.variance);
   smoothed_information_ = 0.95 * smoothed_information_ + 0.05 * s.combined_information;
   s.smoothed_information = smoothed_information_;

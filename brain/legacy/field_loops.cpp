@@ -1,10 +1,10 @@
 #include "brain/legacy/field_loops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
+#include "brain/legacy/aten_sums.h"
 
 namespace fieldbrain::legacy {
 
@@ -18,8 +18,9 @@ namespace {
 #define FIELDBRAIN_LEGACY_LOOPS_SIMD
 #endif
 
-constexpr int64_t kC = 48;  // content channels
-constexpr int64_t kF = 64;  // field channels
+constexpr int64_t kC = 48;        // content channels
+constexpr int64_t kF = 64;        // field channels
+constexpr int64_t kBlock = 4096;  // values per block of the streamed sums (on the stack)
 
 // A zero row stands for a zero-padded neighbour: an FMA with it adds +0 to a sum that is never
 // -0, which changes no value (field_stencils skips such taps instead).
@@ -96,8 +97,8 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
       }
 }
 
-FIELDBRAIN_LEGACY_LOOPS_SIMD void plastic_drive(const float* content, const float* field,
-                                                int64_t V, float* out) {
+FIELDBRAIN_LEGACY_LOOPS_SIMD void plastic_drive(const float* content, const float* field, int64_t V,
+                                                float* out) {
   for (int64_t v = 0; v < V; ++v) {
     const float p0 = sigmoid_scalar(field[v * kF + kC + 12]);
     const float* c = content + v * kC;
@@ -106,22 +107,32 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void plastic_drive(const float* content, const floa
   }
 }
 
-FIELDBRAIN_LEGACY_LOOPS_SIMD EvolveTail coupling_and_dynamics(
-    const float* content, const float* activation, const float* field, int64_t R,
-    double self_modification, double exploration, const float* resource_terms,
-    double error_weight, float* out) {
+FIELDBRAIN_LEGACY_LOOPS_SIMD EvolveTail
+coupling_and_dynamics(const float* content, const float* activation, const float* field, int64_t R,
+                      double self_modification, double exploration, const float* resource_terms,
+                      double error_weight, float* out) {
   EvolveTail tail;
   const auto s = static_cast<float>(self_modification);
   const auto ex = static_cast<float>(exploration);
   const auto keep = static_cast<float>(0.95), step = static_cast<float>(1 - 0.95);
-  const auto w_base = static_cast<float>(1 - error_weight), w_mod = static_cast<float>(error_weight);
+  const auto w_base = static_cast<float>(1 - error_weight),
+             w_mod = static_cast<float>(error_weight);
   float max_abs = 0.0f;
   bool nan = false;
   alignas(64) float acc[kC];
+  // one z-line at a time: its coupled content first, then its per-voxel moments as ATen
+  // reduces them (aten_sums.h), then its dynamics
+  thread_local std::vector<float> line_abs, line_energy, line_var;
+  thread_local std::vector<int> line_small;
+  line_abs.resize(static_cast<size_t>(R * kC));
+  line_energy.resize(static_cast<size_t>(R));
+  line_var.resize(static_cast<size_t>(R));
+  line_small.resize(static_cast<size_t>(R));
   for (int64_t x = 0; x < R; ++x)
-    for (int64_t y = 0; y < R; ++y)
+    for (int64_t y = 0; y < R; ++y) {
+      const int64_t v0 = (x * R + y) * R;
       for (int64_t z = 0; z < R; ++z) {
-        const int64_t v = (x * R + y) * R + z;
+        const int64_t v = v0 + z;
         const float* d = field + v * kF + kC;
         const float* b = content + v * kC;
         float* o = out + v * kF;
@@ -138,76 +149,52 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD EvolveTail coupling_and_dynamics(
             }
         const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
         const float p1 = sigmoid_scalar(d[13]);
-        double abs_sum = 0.0, sum = 0.0;
+        float* a_line = line_abs.data() + z * kC;
         int count_small = 0;
         for (int64_t c = 0; c < kC; ++c) {
           const float influence = acc[c] * avg_weight;
           const float r = b[c] + influence * p1;
           o[c] = r;
           const float a = std::fabs(r);
-          abs_sum += a;
-          sum += r;
+          a_line[c] = a;
           count_small += a < 0.1f ? 1 : 0;
           max_abs = a > max_abs ? a : max_abs;
           nan |= r != r;
         }
-        // _evolve_dynamics: energy, unbiased variance (two passes, double), sparsity
-        const double mean = sum / static_cast<double>(kC);
-        double sq = 0.0;
-        for (int64_t c = 0; c < kC; ++c) {
-          const double dv = static_cast<double>(o[c]) - mean;
-          sq += dv * dv;
-        }
-        const auto energy = static_cast<float>(abs_sum / static_cast<double>(kC));
-        const auto variance = static_cast<float>(sq / static_cast<double>(kC - 1));
-        const float sparsity = static_cast<float>(count_small) / 48.0f;
+        line_small[static_cast<size_t>(z)] = count_small;
+      }
+      // _evolve_dynamics: energy = mean(|c|, -1), variance = var(c, -1), sparsity
+      aten_row_sums(line_abs.data(), R, kC, kC, line_energy.data());
+      aten_row_vars(out + v0 * kF, R, kF, kC, line_var.data());
+      for (int64_t z = 0; z < R; ++z) {
+        const int64_t v = v0 + z;
+        const float* d = field + v * kF + kC;
+        float* od = out + v * kF + kC;
+        const float energy = line_energy[static_cast<size_t>(z)] / 48.0f;
+        const float variance = line_var[static_cast<size_t>(z)];
+        const float sparsity = static_cast<float>(line_small[static_cast<size_t>(z)]) / 48.0f;
         float update[16] = {};
         update[0] = (-energy) * s;
         update[4] = variance * s;
         update[8] = (sparsity * s) * 0.5f;
         update[12] = (((energy * ex) - 0.5f) * s) * 0.5f;
-        float* od = o + kC;
         const float* t = resource_terms != nullptr ? resource_terms + v * 12 : nullptr;
         for (int k = 0; k < 16; ++k) {
           float base = d[k] * keep + update[k] * step;
           if (t != nullptr) {
             // allocate_field_resources: 0.9 * base + the mask term (channels 8-11 unchanged)
-            const float modulated = k < 8 ? base * 0.9f + t[k] : (k < 12 ? base : base * 0.9f + t[k - 4]);
+            const float modulated =
+                k < 8 ? base * 0.9f + t[k] : (k < 12 ? base : base * 0.9f + t[k - 4]);
             base = base * w_base + modulated * w_mod;
           }
           nan |= base != base;
           od[k] = base < -5.0f ? -5.0f : (base > 5.0f ? 5.0f : base);
         }
       }
+    }
   tail.max_abs_content = max_abs;
   tail.has_nan = nan;
   return tail;
-}
-
-FIELDBRAIN_LEGACY_LOOPS_SIMD double dot_double(const float* __restrict a,
-                                               const float* __restrict b, int64_t n) {
-  // eight partial sums (two AVX registers of doubles; a float product is exact in double).
-  // Written with intrinsics: GCC vectorises the plain loop 2 doubles wide, and this walk
-  // streams every reward attractor once per cycle.
-  double s[8] = {};
-  int64_t i = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-  __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-  for (; i + 8 <= n; i += 8) {
-    const __m256 va = _mm256_loadu_ps(a + i), vb = _mm256_loadu_ps(b + i);
-    s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(va)),
-                                         _mm256_cvtps_pd(_mm256_castps256_ps128(vb))));
-    s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(va, 1)),
-                                         _mm256_cvtps_pd(_mm256_extractf128_ps(vb, 1))));
-  }
-  _mm256_storeu_pd(s, s0);
-  _mm256_storeu_pd(s + 4, s1);
-#else
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) s[j] += static_cast<double>(a[i + j]) * b[i + j];
-#endif
-  for (; i < n; ++i) s[0] += static_cast<double>(a[i]) * b[i];
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
 FIELDBRAIN_LEGACY_LOOPS_SIMD void attractor_term(float* __restrict total,
@@ -229,72 +216,57 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void add_into(float* __restrict x, const float* __r
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] + t[i];
 }
 
+FIELDBRAIN_LEGACY_LOOPS_SIMD void unit_products(const float* __restrict unit,
+                                                const float* __restrict pattern, float norm,
+                                                int64_t n, float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = unit[i] * (pattern[i] / norm);
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void squares(const float* __restrict x, int64_t n,
+                                          float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i];
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void divided(const float* __restrict x, float d, int64_t n,
+                                          float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] / d;
+}
+
 FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64_t n) {
-  // eight lanes of partial sums and maxima keep the loop vectorised
-  double s[8] = {};
-  float mx[8] = {};
-  int nan[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) {
-      const float a = std::fabs(x[i + j]);
-      s[j] += a;
-      mx[j] = a > mx[j] ? a : mx[j];
-      nan[j] |= a != a;
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  float mx = 0.0f;
+  bool nan = false;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int64_t i = 0; i < m; ++i) {
+      const float a = std::fabs(x[i0 + i]);
+      block[i] = a;
+      mx = a > mx ? a : mx;
+      nan |= a != a;
     }
-  for (; i < n; ++i) {
-    const float a = std::fabs(x[i]);
-    s[0] += a;
-    mx[0] = a > mx[0] ? a : mx[0];
-    nan[0] |= a != a;
+    sum.add(block, m);
   }
   AbsStats st;
-  st.sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  for (int j = 0; j < 8; ++j) {
-    st.max = mx[j] > st.max ? mx[j] : st.max;
-    st.has_nan |= nan[j] != 0;
-  }
+  st.sum = sum.result();
+  st.max = mx;
+  st.has_nan = nan;
   return st;
 }
 
-FIELDBRAIN_LEGACY_LOOPS_SIMD void channel_sums(const float* x, int64_t V, int64_t C,
-                                               int64_t abs_channels, double* sums,
-                                               double* abs_sum) {
-  double acc[64] = {};
-  double a = 0.0;
-  for (int64_t v = 0; v < V; ++v) {
-    const float* r = x + v * C;
-    for (int64_t c = 0; c < C; ++c) acc[c] += r[c];
-    for (int64_t c = 0; c < abs_channels; ++c) a += std::fabs(r[c]);
+FIELDBRAIN_LEGACY_LOOPS_SIMD float channel_abs_sum(const float* x, int64_t V, int64_t C,
+                                                   int64_t channels) {
+  AtenRowSum sum(V * channels);
+  alignas(64) float block[kBlock];
+  const int64_t per_block = kBlock / channels;
+  for (int64_t v0 = 0; v0 < V; v0 += per_block) {
+    const int64_t m = std::min(per_block, V - v0);
+    for (int64_t v = 0; v < m; ++v)
+      for (int64_t c = 0; c < channels; ++c)
+        block[v * channels + c] = std::fabs(x[(v0 + v) * C + c]);
+    sum.add(block, m * channels);
   }
-  for (int64_t c = 0; c < C; ++c) sums[c] = acc[c];
-  if (abs_sum != nullptr) *abs_sum = a;
-}
-
-FIELDBRAIN_LEGACY_LOOPS_SIMD Moments content_moments(const float* x, int64_t V, int64_t C,
-                                                     int64_t channels) {
-  Moments m;
-  double abs_acc[64] = {}, acc[64] = {};
-  for (int64_t v = 0; v < V; ++v) {
-    const float* r = x + v * C;
-    for (int64_t c = 0; c < channels; ++c) {
-      abs_acc[c] += std::fabs(r[c]);
-      acc[c] += r[c];
-    }
-  }
-  for (int64_t c = 0; c < channels; ++c) m.abs_sum += abs_acc[c], m.sum += acc[c];
-  m.has_nan = std::isnan(m.sum);
-  const double mean = m.sum / static_cast<double>(V * channels);
-  double sq[64] = {};
-  for (int64_t v = 0; v < V; ++v) {
-    const float* r = x + v * C;
-    for (int64_t c = 0; c < channels; ++c) {
-      const double dv = static_cast<double>(r[c]) - mean;
-      sq[c] += dv * dv;
-    }
-  }
-  for (int64_t c = 0; c < channels; ++c) m.sq_dev += sq[c];
-  return m;
+  return sum.result();
 }
 
 }  // namespace fieldbrain::legacy

@@ -5,9 +5,9 @@
 // Elementwise work keeps the original's float32 roundings op for op (the scalar factors rounded
 // to float32 as ATen rounds a Python scalar, sigmoid/tanh of a strided 4-channel slice as
 // ATen's scalar path computes them: expf, tanhf), so it is bit for bit the ATen expression.
-// Reductions are not: they accumulate in double in plain order, where ATen sums float32 in its
-// vectorised cascade, so their results differ by ~1 float32 ulp. test/legacy/field_loops_test.cpp
-// holds every loop against the ATen expression it replaces.
+// Reductions are too: they sum in ATen's own float32 order (aten_sums.h), because the original's
+// trajectory is chaotic and a sum in another order (even in double) moved motors past 1e-5.
+// test/legacy/field_loops_test.cpp holds every loop against the ATen expression it replaces.
 #pragma once
 
 #include <cstdint>
@@ -44,35 +44,30 @@ EvolveTail coupling_and_dynamics(const float* content, const float* activation,
                                  double exploration, const float* resource_terms,
                                  double error_weight, float* out);
 
-// sum(a * b) over n floats, in double.
-double dot_double(const float* a, const float* b, int64_t n);
-
 // One attractor's influence ((((P - F) * strength) * valence) * scale) * k, float32 as the
 // original rounds it, stored into `total` (first) or added to it.
 void attractor_term(float* total, const float* pattern, const float* field, int64_t n,
                     float strength, float valence, float scale, float k, bool first);
 // x += t
 void add_into(float* x, const float* t, int64_t n);
+// out = unit * (pattern / norm): F.cosine_similarity's product of the two normalised rows.
+void unit_products(const float* unit, const float* pattern, float norm, int64_t n, float* out);
+// out = x * x (x.pow(2))
+void squares(const float* x, int64_t n, float* out);
+// out = x / d
+void divided(const float* x, float d, int64_t n, float* out);
 
-// sum |x| (double), max |x| (NaN ignored) and whether a NaN occurs, over n floats.
+// torch.sum(torch.abs(x)) (as ATen sums it), max |x| (NaN ignored) and whether a NaN occurs,
+// over n contiguous floats.
 struct AbsStats {
-  double sum = 0;
+  float sum = 0;
   float max = 0;
   bool has_nan = false;
 };
 AbsStats abs_stats(const float* x, int64_t n);
 
-// Per-channel sums (double) of a [V,C] array, C <= 64, and the sum of |x| over channels
-// [0, abs_channels).
-void channel_sums(const float* x, int64_t V, int64_t C, int64_t abs_channels, double* sums,
-                  double* abs_sum);
-
-// Sum of |x| and of x over channels [0, channels) of a [V,C] array, then sum (x - mean)^2 with
-// mean = sum / (V * channels): torch.mean(abs(x)) and torch.var(x)'s moments in double.
-struct Moments {
-  double abs_sum = 0, sum = 0, sq_dev = 0;
-  bool has_nan = false;
-};
-Moments content_moments(const float* x, int64_t V, int64_t C, int64_t channels);
+// torch.sum(torch.abs(x[..., :channels])) of a [V,C] array: the abs is a fresh contiguous
+// [V, channels] tensor, summed as one row.
+float channel_abs_sum(const float* x, int64_t V, int64_t C, int64_t channels);
 
 }  // namespace fieldbrain::legacy

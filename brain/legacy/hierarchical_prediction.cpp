@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -43,18 +44,20 @@ double HierarchicalPredictionImpl::calculate_confidence(const std::deque<double>
   return confidence;
 }
 
+// torch.mean(field[..., 16k:16k+16], (0, 1, 2)) for each k, and torch.mean(torch.abs(field[...,
+// :32])), summed in ATen's orders (aten_sums.h: each 16-channel slice's column sums; the abs a
+// fresh contiguous tensor summed as one row).
 torch::Tensor HierarchicalPredictionImpl::channel_means(const torch::Tensor& field_in,
                                                        double* abs_mean_32) {
   const torch::Tensor field = field_in.contiguous();
   const int64_t C = field.size(-1), V = field.numel() / C;
-  double sums[64];
-  double abs_sum = 0.0;
-  channel_sums(field.data_ptr<float>(), V, C, abs_mean_32 != nullptr ? 32 : 0, sums, &abs_sum);
+  const float* f = field.data_ptr<float>();
   torch::Tensor means = torch::empty({C}, torch::kFloat32);
   float* m = means.data_ptr<float>();
-  for (int64_t c = 0; c < C; ++c) m[c] = static_cast<float>(sums[c] / static_cast<double>(V));
+  for (int64_t c0 = 0; c0 < C; c0 += 16) aten_column_sums(f + c0, V, C, 16, m + c0);
+  for (int64_t c = 0; c < C; ++c) m[c] = m[c] / static_cast<float>(V);
   if (abs_mean_32 != nullptr)
-    *abs_mean_32 = static_cast<float>(abs_sum / static_cast<double>(V * 32));
+    *abs_mean_32 = channel_abs_sum(f, V, C, 32) / static_cast<float>(V * 32);
   return means;
 }
 

@@ -66,11 +66,11 @@ LearningModulation PredictionErrorLearning::compute_learning_modulation(
     const torch::Tensor& error_field) const {
   LearningModulation m;
   m.set = true;
-  // mean and max of |E| in one walk (the mean a double sum, rounded to float32 as torch's)
+  // mean and max of |E| in one walk (the mean summed in ATen's order)
   const torch::Tensor e = error_field.contiguous();
   const int64_t n = e.numel();
   const AbsStats st = abs_stats(e.data_ptr<float>(), n);
-  m.mean_error = static_cast<float>(st.sum / static_cast<double>(n));
+  m.mean_error = st.sum / static_cast<float>(n);
   m.max_error = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
   m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
   m.learning_rate = 0.1 * m.self_modification_boost;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -12,16 +13,35 @@ namespace fieldbrain::legacy {
 void RewardTopologyShaper::process_reward(const torch::Tensor& field, double reward) {
   if (std::abs(reward) < 0.1) return;
   const double valence = reward > 0 ? 1.0 : (reward < 0 ? -1.0 : 0.0);
-  attractors_.push_back({field.contiguous().clone(), std::abs(reward), valence, 0, -1.0});
+  attractors_.push_back({field.contiguous().clone(), std::abs(reward), valence, 0, -1.0f});
   if (static_cast<int64_t>(attractors_.size()) > max_attractors_) attractors_.pop_front();
   reward_history_.push_back(reward);
   if (reward_history_.size() > 1000) reward_history_.pop_front();
 }
 
-// RewardTopologyShaper.apply_topology_influence (+ _compute_attractor_influence), as two
-// blocked walks: the first takes every live attractor's cosine similarity with the field
-// (F.cosine_similarity: x1.x2 / (max(|x1|, eps) |x2|), here in double, ~1e-7 from torch's
-// float32 sum; each pattern's norm once per attractor), the second adds every influence
+namespace {
+constexpr int64_t kBlock = 4096;  // values per block of the walks (stack buffers, L1-sized)
+
+// F.cosine_similarity's norm of one flattened operand in torch 1.13:
+// sqrt(clamp_min(sum(x^2), eps^2)), the sum in ATen's order.
+float cosine_norm(const float* x, int64_t n) {
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    squares(x + i0, m, block);
+    sum.add(block, m);
+  }
+  const float s = sum.result();
+  const auto eps2 = static_cast<float>(1e-8 * 1e-8);
+  return std::sqrt(s < eps2 ? eps2 : s);
+}
+}  // namespace
+
+// RewardTopologyShaper.apply_topology_influence (+ _compute_attractor_influence), as blocked
+// walks: the first takes every live attractor's cosine similarity with the field
+// (F.cosine_similarity: ((F / |F|) * (P / |P|)).sum(), each norm max(|x|, 1e-8), every sum in
+// ATen's float32 order; each pattern's norm once per attractor), the second adds every influence
 // (P - F) * strength * valence * 0.01 * k with the original's float32 roundings, summed over
 // the attractors in their order as the original's `total +=` sums them, then to the field.
 // Each pattern is read twice per cycle, where the ATen chain walked it ~7 times.
@@ -41,34 +61,30 @@ void RewardTopologyShaper::apply_influence(torch::Tensor& field) {
   if (!live.empty()) {
     float* f = field.data_ptr<float>();
     const int64_t N = field.numel();
-    // a block of the field (64 KB) stays in L2 across the patterns, each read as one long stream
-    constexpr int64_t kBlock = 16384;
-    const double eps2 = 1e-8 * 1e-8;
-    double ff = 0.0;
-    std::vector<double> fp(live.size(), 0.0), pp(live.size(), 0.0);
+    const float field_norm = cosine_norm(f, N);
+    for (const Live& l : live)
+      if (l.attractor->norm < 0) l.attractor->norm = cosine_norm(l.pattern, N);
+    // a block of the field's unit row stays in L1 across the patterns, each read as a stream
+    similarity_sums_.assign(live.size(), AtenRowSum(N));
+    alignas(64) float unit[kBlock], product[kBlock];
     for (int64_t i0 = 0; i0 < N; i0 += kBlock) {
       const int64_t n = std::min(kBlock, N - i0);
-      ff += dot_double(f + i0, f + i0, n);
+      divided(f + i0, field_norm, n, unit);
       for (std::size_t k = 0; k < live.size(); ++k) {
-        const float* p = live[k].pattern + i0;
-        fp[k] += dot_double(f + i0, p, n);
-        if (live[k].attractor->norm < 0) pp[k] += dot_double(p, p, n);
+        unit_products(unit, live[k].pattern + i0, live[k].attractor->norm, n, product);
+        similarity_sums_[k].add(product, n);
       }
     }
-    const double field_norm = std::sqrt(std::max(ff, eps2));
     std::vector<float> fs(live.size()), fv(live.size()), fk(live.size());
     for (std::size_t k = 0; k < live.size(); ++k) {
-      Attractor& a = *live[k].attractor;
-      if (a.norm < 0) a.norm = std::sqrt(std::max(pp[k], eps2));
-      const double similarity = fp[k] / (field_norm * a.norm);
-      const double kk = a.valence > 0 ? (1 + similarity) / 2 : (1 - similarity) / 2;
+      const auto similarity = static_cast<double>(similarity_sums_[k].result());
+      const double kk = live[k].valence > 0 ? (1 + similarity) / 2 : (1 - similarity) / 2;
       fs[k] = static_cast<float>(live[k].strength);
       fv[k] = static_cast<float>(live[k].valence);
       fk[k] = static_cast<float>(kk);
     }
     const auto fc = static_cast<float>(0.01);
-    std::vector<float> total_buffer(static_cast<std::size_t>(std::min(kBlock, N)));
-    float* total = total_buffer.data();
+    alignas(64) float total[kBlock];
     for (int64_t i0 = 0; i0 < N; i0 += kBlock) {
       const int64_t n = std::min(kBlock, N - i0);
       for (std::size_t a = 0; a < live.size(); ++a)
@@ -102,7 +118,7 @@ void RewardTopologyShaper::load(const StateReader& r, const std::string& part) {
   for (const auto& ja : j.at("attractors")) {
     attractors.push_back({r.tensor(part + ".attractor" + std::to_string(i++)).contiguous(),
                           ja.at("strength").get<double>(), ja.at("valence").get<double>(),
-                          ja.at("age").get<int64_t>(), -1.0});
+                          ja.at("age").get<int64_t>(), -1.0f});
   }
   auto rh = j.at("reward_history").get<std::vector<double>>();
   attractors_ = std::move(attractors);

@@ -1,14 +1,14 @@
 // The legacy profile's fused field loops (brain/legacy/field_loops.h) against the ATen
-// expressions of the original they replace: the elementwise parts bit for bit, the reductions
-// (double sums where ATen sums float32) within float32 rounding.
+// expressions of the original they replace, bit for bit: the elementwise parts and the
+// reductions (summed in ATen's order, brain/legacy/aten_sums.h).
 #include "brain/legacy/field_loops.h"
 
 #include <ATen/Parallel.h>
 
-#include "test/support/catch.h"
-
+#include "brain/legacy/aten_sums.h"
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/prediction_error_learning.h"
+#include "test/support/catch.h"
 
 namespace {
 
@@ -24,10 +24,6 @@ torch::Tensor test_field(int64_t R) {
   f.index_put_({"...", Slice(52, 60)}, torch::randn({R, R, R, 8}) * 0.05);
   f.index_put_({"...", Slice(60, 64)}, torch::randn({R, R, R, 4}) * 0.2);
   return f;
-}
-
-float max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a - b).abs().max().item<float>();
 }
 
 }  // namespace
@@ -82,16 +78,14 @@ TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_fiel
     CHECK(torch::equal(b, diffused));
 
     // _apply_coupling
-    torch::Tensor activation =
-        torch::tanh(diffused * plasticity.index({"...", 0}).unsqueeze(-1));
+    torch::Tensor activation = torch::tanh(diffused * plasticity.index({"...", 0}).unsqueeze(-1));
     torch::Tensor act = torch::empty({R, R, R, 48});
     plastic_drive(b.data_ptr<float>(), field.data_ptr<float>(), V, act.data_ptr<float>());
     act.tanh_();
     CHECK(torch::equal(act, activation));
-    torch::Tensor coupled =
-        diffused + neighbour_sum(activation, static_cast<float>(0.1)) *
-                       torch::mean(coupling, {-1}, true) *
-                       plasticity.index({"...", 1}).unsqueeze(-1);
+    torch::Tensor coupled = diffused + neighbour_sum(activation, static_cast<float>(0.1)) *
+                                           torch::mean(coupling, {-1}, true) *
+                                           plasticity.index({"...", 1}).unsqueeze(-1);
 
     // _evolve_dynamics (+ the error field's resource allocation), clamped
     torch::Tensor abs_c = torch::abs(coupled);
@@ -112,54 +106,64 @@ TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_fiel
     for (bool with_error : {false, true}) {
       INFO("error field " << with_error);
       torch::Tensor out = torch::empty({R, R, R, 64});
-      const EvolveTail tail = coupling_and_dynamics(
-          b.data_ptr<float>(), act.data_ptr<float>(), field.data_ptr<float>(), R, s, ex,
-          with_error ? terms.data_ptr<float>() : nullptr, with_error ? w : 0.0,
-          out.data_ptr<float>());
+      const EvolveTail tail =
+          coupling_and_dynamics(b.data_ptr<float>(), act.data_ptr<float>(), field.data_ptr<float>(),
+                                R, s, ex, with_error ? terms.data_ptr<float>() : nullptr,
+                                with_error ? w : 0.0, out.data_ptr<float>());
       CHECK(torch::equal(out.index({"...", Slice(0, 48)}), coupled));
       torch::Tensor dyn = torch::clamp(with_error ? steered : base, -5.0, 5.0);
-      // energy and variance are double sums here: at most 1 ulp of the result (~2.4e-7 at 2)
-      CHECK(max_abs_diff(out.index({"...", Slice(48, None)}), dyn) <= 5e-7f);
+      CHECK(torch::equal(out.index({"...", Slice(48, None)}), dyn));
       CHECK(tail.max_abs_content == coupled.abs().max().item<float>());
       CHECK_FALSE(tail.has_nan);
     }
   }
 }
 
-TEST_CASE("The fused reductions equal the ATen means, variance and dot within rounding",
+TEST_CASE("The fused reductions equal the ATen means, variance and cosine bit for bit",
           "[legacy]") {
   at::set_num_threads(1);
   torch::manual_seed(6);
   const int64_t R = 12, V = R * R * R;
   torch::Tensor field = test_field(R);
-  double sums[64], abs_sum = 0;
-  channel_sums(field.data_ptr<float>(), V, 64, 32, sums, &abs_sum);
-  torch::Tensor means = field.mean({0, 1, 2}).to(torch::kFloat64);
-  for (int c = 0; c < 64; ++c)
-    CHECK(sums[c] / V == Approx(means[c].item<double>()).epsilon(1e-6).margin(1e-7));
-  CHECK(abs_sum / (V * 32) ==
-        Approx(field.index({"...", Slice(0, 32)}).abs().mean().item<double>()).epsilon(1e-6));
-  const Moments m = content_moments(field.data_ptr<float>(), V, 64, 48);
+  const float* f = field.data_ptr<float>();
+  // compute_field_state's mean(|content|) and var(content)
   torch::Tensor content = field.index({"...", Slice(0, 48)});
-  CHECK(m.abs_sum / (V * 48) == Approx(content.abs().mean().item<double>()).epsilon(1e-6));
-  CHECK(m.sq_dev / (V * 48 - 1) == Approx(torch::var(content).item<double>()).epsilon(1e-6));
-  CHECK_FALSE(m.has_nan);
-  const AbsStats st = abs_stats(field.data_ptr<float>(), V * 64);
-  CHECK(st.sum / (V * 64) == Approx(field.abs().mean().item<double>()).epsilon(1e-6));
+  CHECK(channel_abs_sum(f, V, 64, 48) / static_cast<float>(V * 48) ==
+        content.abs().mean().item<float>());
+  CHECK(aten_strided_var(f, V, 64, 48) == torch::var(content).item<float>());
+  // predictive_field's mean(|field[..., :32]|)
+  CHECK(channel_abs_sum(f, V, 64, 32) / static_cast<float>(V * 32) ==
+        field.index({"...", Slice(0, 32)}).abs().mean().item<float>());
+  // the error field's mean and max of |E|
+  const AbsStats st = abs_stats(f, V * 64);
+  CHECK(st.sum / static_cast<float>(V * 64) == field.abs().mean().item<float>());
   CHECK(st.max == field.abs().max().item<float>());
   CHECK_FALSE(st.has_nan);
+  // F.cosine_similarity's ((F / |F|) * (P / |P|)).sum() with |x| = sqrt(max(sum(x^2), eps^2))
   torch::Tensor other = torch::randn({R, R, R, 64});
+  auto norm = [](const torch::Tensor& x) {
+    return x.reshape({1, -1}).pow(2).sum(1, true).clamp_min(1e-8 * 1e-8).sqrt();
+  };
+  torch::Tensor fr = field.reshape({1, -1}), pr = other.reshape({1, -1});
+  const float expected_similarity = ((fr / norm(field)) * (pr / norm(other))).sum(1).item<float>();
+  const int64_t N = V * 64;
+  torch::Tensor sq = torch::empty({N}), unit = torch::empty({N}), prod = torch::empty({N});
+  squares(f, N, sq.data_ptr<float>());
+  const float fn = std::sqrt(aten_sum(sq.data_ptr<float>(), N));
+  CHECK(fn == norm(field).item<float>());
+  squares(other.data_ptr<float>(), N, sq.data_ptr<float>());
+  const float pn = std::sqrt(aten_sum(sq.data_ptr<float>(), N));
+  divided(f, fn, N, unit.data_ptr<float>());
+  unit_products(unit.data_ptr<float>(), other.data_ptr<float>(), pn, N, prod.data_ptr<float>());
+  CHECK(aten_sum(prod.data_ptr<float>(), N) == expected_similarity);
   // _compute_attractor_influence's (P - F) * strength * valence * 0.01 * k, summed in order
   torch::Tensor total = torch::empty({V * 64});
   torch::Tensor third = torch::randn({R, R, R, 64});
-  attractor_term(total.data_ptr<float>(), other.data_ptr<float>(), field.data_ptr<float>(),
-                 V * 64, 0.83f, -1.0f, static_cast<float>(0.01), 0.4f, true);
-  attractor_term(total.data_ptr<float>(), third.data_ptr<float>(), field.data_ptr<float>(),
-                 V * 64, 0.21f, 1.0f, static_cast<float>(0.01), 0.7f, false);
+  attractor_term(total.data_ptr<float>(), other.data_ptr<float>(), field.data_ptr<float>(), V * 64,
+                 0.83f, -1.0f, static_cast<float>(0.01), 0.4f, true);
+  attractor_term(total.data_ptr<float>(), third.data_ptr<float>(), field.data_ptr<float>(), V * 64,
+                 0.21f, 1.0f, static_cast<float>(0.01), 0.7f, false);
   torch::Tensor expected = (other - field) * 0.83f * -1.0 * 0.01 * 0.4f;
   expected += (third - field) * 0.21f * 1.0 * 0.01 * 0.7f;
   CHECK(torch::equal(total, expected.flatten()));
-  CHECK(dot_double(field.data_ptr<float>(), other.data_ptr<float>(), V * 64) ==
-        Approx((field.to(torch::kFloat64) * other.to(torch::kFloat64)).sum().item<double>())
-            .epsilon(1e-12));
 }

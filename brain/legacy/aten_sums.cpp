@@ -200,22 +200,29 @@ void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t 
 
 FIELDBRAIN_LEGACY_SUMS_SIMD void aten_row_vars(const float* x, int64_t rows, int64_t row_stride,
                                                int64_t n, float* out) {
-  // WelfordOps::reduce, value by value in double; 8 rows at a time so the divisions overlap
+  // WelfordOps::reduce, value by value in double; 8 rows at a time (their values side by side)
+  // so the divisions run as vectors
   constexpr int kGroup = 8;
+  constexpr int64_t kMaxN = 64;
   int64_t r = 0;
-  for (; r + kGroup <= rows; r += kGroup) {
-    double mean[kGroup] = {}, m2[kGroup] = {};
-    for (int64_t i = 0; i < n; ++i) {
-      const auto nf = static_cast<double>(i + 1);
-      for (int g = 0; g < kGroup; ++g) {
-        const auto v = static_cast<double>(x[(r + g) * row_stride + i]);
-        const double delta = v - mean[g];
-        mean[g] = mean[g] + delta / nf;
-        m2[g] = m2[g] + delta * (v - mean[g]);
+  if (n <= kMaxN) {
+    for (; r + kGroup <= rows; r += kGroup) {
+      float values[kMaxN][kGroup];
+      for (int g = 0; g < kGroup; ++g)
+        for (int64_t i = 0; i < n; ++i) values[i][g] = x[(r + g) * row_stride + i];
+      double mean[kGroup] = {}, m2[kGroup] = {};
+      for (int64_t i = 0; i < n; ++i) {
+        const auto nf = static_cast<double>(i + 1);
+        for (int g = 0; g < kGroup; ++g) {
+          const auto v = static_cast<double>(values[i][g]);
+          const double delta = v - mean[g];
+          mean[g] = mean[g] + delta / nf;
+          m2[g] = m2[g] + delta * (v - mean[g]);
+        }
       }
+      for (int g = 0; g < kGroup; ++g)
+        out[r + g] = static_cast<float>(m2[g] / static_cast<double>(n - 1));
     }
-    for (int g = 0; g < kGroup; ++g)
-      out[r + g] = static_cast<float>(m2[g] / static_cast<double>(n - 1));
   }
   for (; r < rows; ++r) {
     double mean = 0.0, m2 = 0.0;

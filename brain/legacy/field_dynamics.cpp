@@ -85,6 +85,7 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
     scratch_b_ = torch::empty({V, C}, torch::kFloat32);
     scratch_act_ = torch::empty({V, C}, torch::kFloat32);
     noise_ = torch::empty({R, R, R, C}, torch::kFloat32);
+    strengths_ = torch::empty({V * 4}, torch::kFloat32);
   }
   if (!evolved_.defined() || evolved_.sizes() != field.sizes() ||
       evolved_.storage().use_count() > 1)
@@ -108,12 +109,16 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
                     internal_drive > 0 ? noise_.data_ptr<float>() : nullptr,
                     options_.spontaneous_rate(), waves.defined() ? waves.data_ptr<float>() : nullptr,
                     internal_drive, scratch_a_.data_ptr<float>());
-  // 3. learned diffusion
-  // (the strengths tanh(dynamics[4:8]) * 0.1 stay ATen's: a quarter of a channel pass)
-  const torch::Tensor strengths =
-      (torch::tanh(field.index({"...", Slice(C + 4, C + 8)})) * 0.1).contiguous();
-  learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths.data_ptr<float>(), R,
-                          scratch_b_.data_ptr<float>());
+  // 3. learned diffusion with the strengths tanh(dynamics[4:8]) * 0.1: the tanh is ATen's
+  // vectorised one, run on a contiguous copy of the four channels (each value's tanh is the
+  // same as on the original's strided slice: ATen's tanh is lanewise)
+  float* strengths = strengths_.data_ptr<float>();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t k = 0; k < 4; ++k) strengths[v * 4 + k] = f[v * (C + 16) + C + 4 + k];
+  strengths_.tanh_();
+  const auto tenth = static_cast<float>(0.1);
+  for (int64_t i = 0; i < V * 4; ++i) strengths[i] = strengths[i] * tenth;
+  learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths, R, scratch_b_.data_ptr<float>());
   // 4. coupling: tanh(content * plasticity[0]) ...
   plastic_drive(scratch_b_.data_ptr<float>(), f, V, scratch_act_.data_ptr<float>());
   scratch_act_.tanh_();
@@ -282,14 +287,15 @@ const FieldModulation& FieldDynamicsImpl::compute_field_modulation(const FieldSt
 void FieldDynamicsImpl::process_prediction_errors(
     const torch::Tensor& errors, const std::vector<const TopologyRegion*>& regions) {
   if (!error_learning_) error_learning_.emplace(options_.field_shape());
-  last_error_field_ = error_learning_->error_to_field(errors, regions);
-  error_modulation_ = error_learning_->compute_learning_modulation(last_error_field_);
+  const PredictionErrorLearning::ErrorField error = error_learning_->error_to_field(errors, regions);
+  last_error_field_ = error.field;
+  error_modulation_ = error_learning_->compute_learning_modulation(error);
   // mean|E| is what evolve_field's blend weight reads each cycle; the field does not change
   // until the next process_prediction_errors.
   last_error_field_mean_abs_ = error_modulation_.mean_error;
-  error_resource_terms_ = PredictionErrorLearning::resource_terms(
-      PredictionErrorLearning::resource_mask(last_error_field_,
-                                             static_cast<float>(error_modulation_.max_error)));
+  PredictionErrorLearning::resource_terms(last_error_field_,
+                                          static_cast<float>(error_modulation_.max_error),
+                                          error_resource_terms_, resource_scratch_);
   // "exploration_boost" scales _last_novelty, which compute_novelty overwrites before any read
   last_novelty_ *= error_modulation_.exploration_boost;
 }
@@ -389,10 +395,10 @@ void FieldDynamicsImpl::load(const StateReader& r, const std::string& part) {
   pattern_memory_ = std::move(memory);
   pattern_timestamps_.assign(ts.begin(), ts.end());
   last_error_field_ = ef;
-  error_resource_terms_ =
-      ef.defined()
-          ? PredictionErrorLearning::resource_terms(PredictionErrorLearning::resource_mask(ef))
-          : torch::Tensor();
+  error_resource_terms_ = torch::Tensor();
+  if (ef.defined())
+    PredictionErrorLearning::resource_terms(ef, torch::max(torch::abs(ef)).item<float>(),
+                                            error_resource_terms_, resource_scratch_);
   error_learning_ = std::move(pel);
   modulation_ = m;
   error_modulation_ = em;

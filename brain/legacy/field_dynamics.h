@@ -98,9 +98,10 @@ class FieldDynamicsImpl : public torch::nn::Module {
   std::optional<PredictionErrorLearning> error_learning_;
   torch::Tensor last_error_field_;  // undefined until the first process_prediction_errors
   double last_error_field_mean_abs_ = 0.0;
-  torch::Tensor error_resource_terms_;  // resource_terms(resource_mask(last_error_field_))
+  torch::Tensor error_resource_terms_;  // resource_terms(last_error_field_)
+  torch::Tensor resource_scratch_;      // resource_terms' scratch (no state)
   // evolve_field's scratch (no state: reallocated when missing)
-  torch::Tensor scratch_a_, scratch_b_, scratch_act_, noise_, evolved_;
+  torch::Tensor scratch_a_, scratch_b_, scratch_act_, noise_, strengths_, evolved_;
   LearningModulation error_modulation_;
 };
 TORCH_MODULE(FieldDynamics);

@@ -6,6 +6,10 @@
 
 #include "brain/legacy/aten_sums.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace fieldbrain::legacy {
 
 namespace {
@@ -28,6 +32,34 @@ alignas(64) const float kZeroRow[kC] = {};
 
 // ATen's scalar sigmoid (the path a strided 4-channel slice takes): 1 / (1 + exp(-a)).
 inline float sigmoid_scalar(float a) { return 1.0f / (1.0f + std::exp(-a)); }
+
+// acc[c] = fma(0.1, taps[25][c], ... fma(0.1, taps[0][c], 0)) for the 48 content channels: the
+// chain of field_stencils' neighbour_sum, its six vectors of accumulators kept in registers.
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline void neighbour_fma_chain(const float* const (&taps)[26],
+                                                             float* acc) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 w = _mm256_set1_ps(0.1f);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+  for (const float* n : taps) {
+    a0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n), a0);
+    a1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 8), a1);
+    a2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 16), a2);
+    a3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 24), a3);
+    a4 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 32), a4);
+    a5 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 40), a5);
+  }
+  _mm256_storeu_ps(acc, a0);
+  _mm256_storeu_ps(acc + 8, a1);
+  _mm256_storeu_ps(acc + 16, a2);
+  _mm256_storeu_ps(acc + 24, a3);
+  _mm256_storeu_ps(acc + 32, a4);
+  _mm256_storeu_ps(acc + 40, a5);
+#else
+  for (int64_t c = 0; c < kC; ++c) acc[c] = 0.0f;
+  for (const float* n : taps)
+    for (int64_t c = 0; c < kC; ++c) acc[c] = __builtin_fmaf(0.1f, n[c], acc[c]);
+#endif
+}
 
 }  // namespace
 
@@ -137,16 +169,17 @@ coupling_and_dynamics(const float* content, const float* activation, const float
         const float* b = content + v * kC;
         float* o = out + v * kF;
         // neighbour_sum(activation, 0.1): 26 FMAs in (dx, dy, dz) order
-        for (int64_t c = 0; c < kC; ++c) acc[c] = 0.0f;
+        const float* taps[26];
+        int t = 0;
         for (int dx = -1; dx <= 1; ++dx)
           for (int dy = -1; dy <= 1; ++dy)
             for (int dz = -1; dz <= 1; ++dz) {
               if (dx == 0 && dy == 0 && dz == 0) continue;
               const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
               const bool inside = nx >= 0 && nx < R && ny >= 0 && ny < R && nz >= 0 && nz < R;
-              const float* n = inside ? activation + ((nx * R + ny) * R + nz) * kC : kZeroRow;
-              for (int64_t c = 0; c < kC; ++c) acc[c] = __builtin_fmaf(0.1f, n[c], acc[c]);
+              taps[t++] = inside ? activation + ((nx * R + ny) * R + nz) * kC : kZeroRow;
             }
+        neighbour_fma_chain(taps, acc);
         const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
         const float p1 = sigmoid_scalar(d[13]);
         float* a_line = line_abs.data() + z * kC;
@@ -241,6 +274,30 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64
     const int64_t m = std::min(kBlock, n - i0);
     for (int64_t i = 0; i < m; ++i) {
       const float a = std::fabs(x[i0 + i]);
+      block[i] = a;
+      mx = a > mx ? a : mx;
+      nan |= a != a;
+    }
+    sum.add(block, m);
+  }
+  AbsStats st;
+  st.sum = sum.result();
+  st.max = mx;
+  st.has_nan = nan;
+  return st;
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats add_and_abs_stats(float* __restrict x, float add, int64_t n) {
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  float mx = 0.0f;
+  bool nan = false;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int64_t i = 0; i < m; ++i) {
+      const float r = x[i0 + i] + add;
+      x[i0 + i] = r;
+      const float a = std::fabs(r);
       block[i] = a;
       mx = a > mx ? a : mx;
       nan |= a != a;

@@ -65,6 +65,8 @@ struct AbsStats {
   bool has_nan = false;
 };
 AbsStats abs_stats(const float* x, int64_t n);
+// x += add (x.add_(add)), then abs_stats of the result, in one walk.
+AbsStats add_and_abs_stats(float* x, float add, int64_t n);
 
 // torch.sum(torch.abs(x[..., :channels])) of a [V,C] array: the abs is a fresh contiguous
 // [V, channels] tensor, summed as one row.

@@ -98,11 +98,17 @@ TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_fiel
     update.index_put_({"...", 8}, sparsity * s * 0.5);
     update.index_put_({"...", 12}, (energy * ex - 0.5) * s * 0.5);
     torch::Tensor base = dynamics * 0.95 + update * (1 - 0.95);
-    torch::Tensor mask = PredictionErrorLearning::resource_mask(torch::randn({R, R, R, 64}));
+    // the original's mask: (|E| / (max|E| + 1e-8))[..., 0:4], a strided view
+    torch::Tensor error_field = torch::randn({R, R, R, 64});
+    torch::Tensor error_norm = torch::abs(error_field);
+    error_norm = error_norm / (torch::max(error_norm) + 1e-8);
+    torch::Tensor mask = error_norm.index({"...", Slice(0, 4)});
     const double w = 0.31;
     torch::Tensor steered =
         base * (1 - w) + PredictionErrorLearning::allocate_field_resources(mask, base) * w;
-    torch::Tensor terms = PredictionErrorLearning::resource_terms(mask);
+    torch::Tensor terms, scratch;
+    PredictionErrorLearning::resource_terms(
+        error_field, torch::max(torch::abs(error_field)).item<float>(), terms, scratch);
     for (bool with_error : {false, true}) {
       INFO("error field " << with_error);
       torch::Tensor out = torch::empty({R, R, R, 64});
@@ -134,11 +140,18 @@ TEST_CASE("The fused reductions equal the ATen means, variance and cosine bit fo
   // predictive_field's mean(|field[..., :32]|)
   CHECK(channel_abs_sum(f, V, 64, 32) / static_cast<float>(V * 32) ==
         field.index({"...", Slice(0, 32)}).abs().mean().item<float>());
-  // the error field's mean and max of |E|
+  // the error field's mean and max of |E|, alone and after error_field.add_(g)
   const AbsStats st = abs_stats(f, V * 64);
   CHECK(st.sum / static_cast<float>(V * 64) == field.abs().mean().item<float>());
   CHECK(st.max == field.abs().max().item<float>());
   CHECK_FALSE(st.has_nan);
+  torch::Tensor shifted = field.clone();
+  const AbsStats added =
+      add_and_abs_stats(shifted.data_ptr<float>(), static_cast<float>(0.0123), V * 64);
+  torch::Tensor expected_shift = field.clone().add_(0.0123);
+  CHECK(torch::equal(shifted, expected_shift));
+  CHECK(added.sum / static_cast<float>(V * 64) == expected_shift.abs().mean().item<float>());
+  CHECK(added.max == expected_shift.abs().max().item<float>());
   // F.cosine_similarity's ((F / |F|) * (P / |P|)).sum() with |x| = sqrt(max(sum(x^2), eps^2))
   torch::Tensor other = torch::randn({R, R, R, 64});
   auto norm = [](const torch::Tensor& x) {

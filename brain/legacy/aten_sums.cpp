@@ -19,13 +19,13 @@ namespace {
 #endif
 
 // utils::CeilLog2 (1 for x <= 2)
-int64_t ceil_log2(int64_t x) {
+constexpr int64_t ceil_log2(int64_t x) {
   if (x <= 2) return 1;
   return 64 - __builtin_clzll(static_cast<uint64_t>(x - 1));
 }
 
 // multi_row_sum's level width: 2^max(4, CeilLog2(size) / 4) rows per level-0 block.
-int64_t level_power(int64_t size) { return std::max<int64_t>(4, ceil_log2(size) / 4); }
+constexpr int64_t level_power(int64_t size) { return std::max<int64_t>(4, ceil_log2(size) / 4); }
 
 // SumKernel's multi_row_sum: K accumulators (of W lanes) per row, `size` rows, row i's k-th
 // accumulator adding the W values at load(i, k); four levels of partial sums.
@@ -105,9 +105,21 @@ FIELDBRAIN_LEGACY_SUMS_SIMD float sum_contiguous(const float* x, int64_t n) {
   return n >= W ? 0.0f + inner_row_sum<W>(x, n) : 0.0f + scalar_row_sum(x, 1, n);
 }
 
+// inner_row_sum of a row whose length N is known when compiling (the field's 48 content
+// channels): the cascade's sizes fold to constants.
+template <int W, int64_t N>
+FIELDBRAIN_LEGACY_SUMS_SIMD inline float inner_row_sum_fixed(const float* x) {
+  return inner_row_sum<W>(x, N);
+}
+
 template <int W>
 FIELDBRAIN_LEGACY_SUMS_SIMD void row_sums(const float* x, int64_t rows, int64_t row_stride,
                                           int64_t n, float* out) {
+  if (n == 48) {
+    for (int64_t r = 0; r < rows; ++r)
+      out[r] = 0.0f + inner_row_sum_fixed<W, 48>(x + r * row_stride);
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * row_stride;
     out[r] = n >= W ? 0.0f + inner_row_sum<W>(row, n) : 0.0f + scalar_row_sum(row, 1, n);
@@ -120,12 +132,24 @@ FIELDBRAIN_LEGACY_SUMS_SIMD float strided_sum(const float* x, int64_t rows, int6
   // rows that meet end to end make one contiguous row for TensorIterator
   if (row_stride == n || rows == 1) return sum_contiguous<W>(x, rows * n);
   float total = 0.0f;
+  if (n == 48) {
+    for (int64_t r = 0; r < rows; ++r) total += inner_row_sum_fixed<W, 48>(x + r * row_stride);
+    return total;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * row_stride;
     total += n >= W ? inner_row_sum<W>(row, n) : scalar_row_sum(row, 1, n);
   }
   return total;
 }
+
+// Column slices of `slice_cols` each summed as ATen sums the slice alone: where every slice is
+// whole vectors of W lanes and narrower than four vectors, ATen sums each column with a
+// lanewise vector row_sum over the rows, so all `cols` columns are one lanewise row_sum over
+// the rows, taken in one walk.
+template <int W>
+FIELDBRAIN_LEGACY_SUMS_SIMD void slice_column_sums(const float* x, int64_t rows, int64_t row_stride,
+                                                   int64_t slice_cols, int64_t slices, float* out);
 
 // vectorized_outer_sum (cols >= W) or scalar_outer_sum (cols < W)
 template <int W>
@@ -153,6 +177,19 @@ FIELDBRAIN_LEGACY_SUMS_SIMD void column_sums(const float* x, int64_t rows, int64
     }
   }
   for (; j < cols; ++j) out[j] = 0.0f + scalar_row_sum(x + j, row_stride, rows);
+}
+
+template <int W>
+FIELDBRAIN_LEGACY_SUMS_SIMD void slice_column_sums(const float* x, int64_t rows, int64_t row_stride,
+                                                   int64_t slice_cols, int64_t slices, float* out) {
+  if (slice_cols * slices == 64 && slice_cols % W == 0 && slice_cols < 4 * W) {
+    float sums[64];
+    row_sum<64>([&](int64_t i) { return x + i * row_stride; }, rows, sums);
+    for (int l = 0; l < 64; ++l) out[l] = 0.0f + sums[l];
+    return;
+  }
+  for (int64_t s = 0; s < slices; ++s)
+    column_sums<W>(x + s * slice_cols, rows, row_stride, slice_cols, out + s * slice_cols);
 }
 
 int detect_lanes() {
@@ -189,6 +226,14 @@ void aten_row_sums(const float* x, int64_t rows, int64_t row_stride, int64_t n, 
 float aten_strided_sum(const float* x, int64_t rows, int64_t row_stride, int64_t n) {
   return aten_float_lanes() == 16 ? strided_sum<16>(x, rows, row_stride, n)
                                   : strided_sum<8>(x, rows, row_stride, n);
+}
+
+void aten_slice_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t slice_cols,
+                            int64_t slices, float* out) {
+  if (aten_float_lanes() == 16)
+    slice_column_sums<16>(x, rows, row_stride, slice_cols, slices, out);
+  else
+    slice_column_sums<8>(x, rows, row_stride, slice_cols, slices, out);
 }
 
 void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t cols, float* out) {
@@ -259,13 +304,9 @@ AtenRowSum::AtenRowSum(int64_t n) : n_(n), lanes_(aten_float_lanes()) {
   level_power_ = level_power(chunks_);
 }
 
-FIELDBRAIN_LEGACY_SUMS_SIMD void AtenRowSum::add_chunk(const float* chunk) {
+void AtenRowSum::cascade() {
   const int64_t W = lanes_;
-  for (int k = 0; k < 4; ++k)
-    for (int64_t l = 0; l < W; ++l) acc_[0][k][l] += chunk[k * W + l];
-  done_ += 1;
-  const int64_t step = int64_t{1} << level_power_, mask = step - 1;
-  if (done_ % step != 0) return;
+  const int64_t mask = (int64_t{1} << level_power_) - 1;
   for (int j = 1; j < 4; ++j) {
     for (int k = 0; k < 4; ++k)
       for (int64_t l = 0; l < W; ++l) {
@@ -276,6 +317,37 @@ FIELDBRAIN_LEGACY_SUMS_SIMD void AtenRowSum::add_chunk(const float* chunk) {
   }
 }
 
+template <int W>
+FIELDBRAIN_LEGACY_SUMS_SIMD void AtenRowSum::add_chunks(const float* x, int64_t m) {
+  // the level-0 accumulators in locals (x may alias nothing of them, but the compiler cannot
+  // know), written back at each level-0 block's end
+  const int64_t mask = (int64_t{1} << level_power_) - 1;
+  float a[4][W];
+  for (int k = 0; k < 4; ++k)
+    for (int l = 0; l < W; ++l) a[k][l] = acc_[0][k][l];
+  for (int64_t c = 0; c < m; ++c, x += 4 * W) {
+    for (int k = 0; k < 4; ++k)
+      for (int l = 0; l < W; ++l) a[k][l] += x[k * W + l];
+    done_ += 1;
+    if ((done_ & mask) == 0) {
+      for (int k = 0; k < 4; ++k)
+        for (int l = 0; l < W; ++l) acc_[0][k][l] = a[k][l];
+      cascade();
+      for (int k = 0; k < 4; ++k)
+        for (int l = 0; l < W; ++l) a[k][l] = acc_[0][k][l];
+    }
+  }
+  for (int k = 0; k < 4; ++k)
+    for (int l = 0; l < W; ++l) acc_[0][k][l] = a[k][l];
+}
+
+void AtenRowSum::add_chunk(const float* chunk) {
+  if (lanes_ == 16)
+    add_chunks<16>(chunk, 1);
+  else
+    add_chunks<8>(chunk, 1);
+}
+
 void AtenRowSum::add(const float* x, int64_t count) {
   if (done_ * chunk_ + pending_n_ + count > n_)
     throw std::logic_error("AtenRowSum: more values than the row holds");
@@ -283,7 +355,11 @@ void AtenRowSum::add(const float* x, int64_t count) {
     if (done_ < chunks_) {
       if (pending_n_ == 0 && count >= chunk_) {
         const int64_t m = std::min(count / chunk_, chunks_ - done_);
-        for (int64_t c = 0; c < m; ++c, x += chunk_) add_chunk(x);
+        if (lanes_ == 16)
+          add_chunks<16>(x, m);
+        else
+          add_chunks<8>(x, m);
+        x += m * chunk_;
         count -= m * chunk_;
         continue;
       }

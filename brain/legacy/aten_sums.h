@@ -34,6 +34,9 @@ class AtenRowSum {
 
  private:
   void add_chunk(const float* chunk);  // one chunk of 4 vectors
+  template <int W>
+  void add_chunks(const float* x, int64_t m);  // m whole chunks
+  void cascade();  // after a level-0 block: carry the levels up as multi_row_sum does
   int64_t n_ = 0, lanes_ = 8, chunk_ = 32, chunks_ = 0, done_ = 0, pending_n_ = 0;
   int64_t level_power_ = 4;
   float acc_[4][4][16] = {};  // [level][ILP accumulator][lane]
@@ -50,6 +53,12 @@ float aten_strided_sum(const float* x, int64_t rows, int64_t row_stride, int64_t
 // torch.sum over the rows of a [rows, cols] view (rows `row_stride` apart, cols contiguous), one
 // sum per column: torch.sum(field[..., a:b], (0, 1, 2)) into out[cols].
 void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t cols, float* out);
+
+// aten_column_sums of each of `slices` column slices of `slice_cols` columns (torch.sum of
+// field[..., s * slice_cols:(s + 1) * slice_cols] over dims 0-2, slice by slice), in one walk over
+// the rows where ATen's order allows it: out[slices * slice_cols].
+void aten_slice_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t slice_cols,
+                            int64_t slices, float* out);
 
 // torch.var(x, dim=-1, unbiased=True) of `rows` rows of n contiguous floats (n > 1), row r at
 // x + r * row_stride: Welford in double, rounded to float32.

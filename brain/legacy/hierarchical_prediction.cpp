@@ -54,7 +54,7 @@ torch::Tensor HierarchicalPredictionImpl::channel_means(const torch::Tensor& fie
   const float* f = field.data_ptr<float>();
   torch::Tensor means = torch::empty({C}, torch::kFloat32);
   float* m = means.data_ptr<float>();
-  for (int64_t c0 = 0; c0 < C; c0 += 16) aten_column_sums(f + c0, V, C, 16, m + c0);
+  aten_slice_column_sums(f, V, C, 16, C / 16, m);
   for (int64_t c = 0; c < C; ++c) m[c] = m[c] / static_cast<float>(V);
   if (abs_mean_32 != nullptr)
     *abs_mean_32 = channel_abs_sum(f, V, C, 32) / static_cast<float>(V * 32);

@@ -54,7 +54,7 @@ TEST_CASE("AtenRowSum refuses a row with values missing or too many", "[legacy]"
   CHECK_THROWS(long_row.add(x.data(), 100), long_row.add(x.data(), 1));
 }
 
-TEST_CASE("The row, strided, column and variance sums give the ATen reductions' floats",
+TEST_CASE("The row, strided, column, slice and variance sums give the ATen reductions' floats",
           "[legacy]") {
   at::set_num_threads(1);
   torch::manual_seed(12);
@@ -62,6 +62,17 @@ TEST_CASE("The row, strided, column and variance sums give the ATen reductions' 
     const int64_t V = R * R * R;
     torch::Tensor field = torch::randn({R, R, R, 64}) * 0.4 + 0.05;
     const float* f = field.data_ptr<float>();
+    for (int64_t slice : {4, 8, 16, 32}) {
+      INFO("R " << R << ", slices of " << slice);
+      std::vector<float> sums(64);
+      aten_slice_column_sums(f, V, 64, slice, 64 / slice, sums.data());
+      for (int64_t s = 0; s < 64 / slice; ++s) {
+        torch::Tensor columns =
+            torch::sum(field.index({"...", Slice(s * slice, (s + 1) * slice)}), {0, 1, 2});
+        CHECK(std::memcmp(sums.data() + s * slice, columns.contiguous().data_ptr<float>(),
+                          sizeof(float) * slice) == 0);
+      }
+    }
     for (int64_t C : {3, 4, 7, 8, 12, 16, 32, 48, 64}) {
       INFO("R " << R << ", channels " << C);
       torch::Tensor view = field.index({"...", Slice(0, C)});

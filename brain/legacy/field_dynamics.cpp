@@ -118,9 +118,9 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
   strengths_.tanh_();
   const auto tenth = static_cast<float>(0.1);
   for (int64_t i = 0; i < V * 4; ++i) strengths[i] = strengths[i] * tenth;
-  learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths, R, scratch_b_.data_ptr<float>());
-  // 4. coupling: tanh(content * plasticity[0]) ...
-  plastic_drive(scratch_b_.data_ptr<float>(), f, V, scratch_act_.data_ptr<float>());
+  // 4. coupling: tanh(content * plasticity[0]) (its argument made by the diffusion's walk) ...
+  learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths, R, f,
+                          scratch_b_.data_ptr<float>(), scratch_act_.data_ptr<float>());
   scratch_act_.tanh_();
   // ... its neighbour sum, then 6. the dynamics' self-modification, steered by the error field
   // once there is one (7. below)

@@ -84,13 +84,10 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t 
     const float temporal = ((sum / 4.0f) * gd) * dm;
     for (int64_t j = 0; j < 32; ++j) o[j] = c[j] * scale[j & 3];
     // working memory: new_temporal * 0.85 + momentum, momentum[j] = new_temporal[j-1] * 0.15
-    float prev = c[32] * temporal;
-    o[32] = prev * 0.85f + 0.0f;
-    for (int64_t j = 33; j < kC; ++j) {
-      const float t = c[j] * temporal;
-      o[j] = t * 0.85f + prev * 0.15f;
-      prev = t;
-    }
+    // (each new_temporal value made where it is read: the same float, and no carried value)
+    o[32] = (c[32] * temporal) * 0.85f + 0.0f;
+    for (int64_t j = 33; j < kC; ++j)
+      o[j] = (c[j] * temporal) * 0.85f + (c[j - 1] * temporal) * 0.15f;
     if (noise != nullptr) {
       const float w2 = waves[v] * 2.0f;
       const float* n = noise + v * kC;
@@ -101,7 +98,8 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t 
 
 FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
                                                           const float* strengths, int64_t R,
-                                                          float* out) {
+                                                          const float* field, float* out,
+                                                          float* drive) {
   for (int64_t x = 0; x < R; ++x)
     for (int64_t y = 0; y < R; ++y)
       for (int64_t z = 0; z < R; ++z) {
@@ -126,17 +124,11 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
             o[c] = o[c] + term;
           }
         }
+        // the coupling's tanh argument: content * sigmoid(plasticity[0])
+        const float p0 = sigmoid_scalar(field[v * kF + kC + 12]);
+        float* dr = drive + v * kC;
+        for (int64_t c = 0; c < kC; ++c) dr[c] = o[c] * p0;
       }
-}
-
-FIELDBRAIN_LEGACY_LOOPS_SIMD void plastic_drive(const float* content, const float* field, int64_t V,
-                                                float* out) {
-  for (int64_t v = 0; v < V; ++v) {
-    const float p0 = sigmoid_scalar(field[v * kF + kC + 12]);
-    const float* c = content + v * kC;
-    float* o = out + v * kC;
-    for (int64_t j = 0; j < kC; ++j) o[j] = c[j] * p0;
-  }
 }
 
 FIELDBRAIN_LEGACY_LOOPS_SIMD EvolveTail
@@ -183,7 +175,9 @@ coupling_and_dynamics(const float* content, const float* activation, const float
         const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
         const float p1 = sigmoid_scalar(d[13]);
         float* a_line = line_abs.data() + z * kC;
+        // (a NaN here shows as a NaN energy below: no per-value test, so this loop vectorises)
         int count_small = 0;
+        float mx = max_abs;
         for (int64_t c = 0; c < kC; ++c) {
           const float influence = acc[c] * avg_weight;
           const float r = b[c] + influence * p1;
@@ -191,9 +185,9 @@ coupling_and_dynamics(const float* content, const float* activation, const float
           const float a = std::fabs(r);
           a_line[c] = a;
           count_small += a < 0.1f ? 1 : 0;
-          max_abs = a > max_abs ? a : max_abs;
-          nan |= r != r;
+          mx = a > mx ? a : mx;
         }
+        max_abs = mx;
         line_small[static_cast<size_t>(z)] = count_small;
       }
       // _evolve_dynamics: energy = mean(|c|, -1), variance = var(c, -1), sparsity
@@ -204,6 +198,7 @@ coupling_and_dynamics(const float* content, const float* activation, const float
         const float* d = field + v * kF + kC;
         float* od = out + v * kF + kC;
         const float energy = line_energy[static_cast<size_t>(z)] / 48.0f;
+        nan |= energy != energy;  // a NaN among the voxel's content
         const float variance = line_var[static_cast<size_t>(z)];
         const float sparsity = static_cast<float>(line_small[static_cast<size_t>(z)]) / 48.0f;
         float update[16] = {};
@@ -269,21 +264,19 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64
   AtenRowSum sum(n);
   alignas(64) float block[kBlock];
   float mx = 0.0f;
-  bool nan = false;
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
     const int64_t m = std::min(kBlock, n - i0);
     for (int64_t i = 0; i < m; ++i) {
       const float a = std::fabs(x[i0 + i]);
       block[i] = a;
       mx = a > mx ? a : mx;
-      nan |= a != a;
     }
     sum.add(block, m);
   }
   AbsStats st;
   st.sum = sum.result();
   st.max = mx;
-  st.has_nan = nan;
+  st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
   return st;
 }
 
@@ -291,7 +284,6 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats add_and_abs_stats(float* __restrict x, flo
   AtenRowSum sum(n);
   alignas(64) float block[kBlock];
   float mx = 0.0f;
-  bool nan = false;
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
     const int64_t m = std::min(kBlock, n - i0);
     for (int64_t i = 0; i < m; ++i) {
@@ -300,14 +292,13 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats add_and_abs_stats(float* __restrict x, flo
       const float a = std::fabs(r);
       block[i] = a;
       mx = a > mx ? a : mx;
-      nan |= a != a;
     }
     sum.add(block, m);
   }
   AbsStats st;
   st.sum = sum.result();
   st.max = mx;
-  st.has_nan = nan;
+  st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
   return st;
 }
 

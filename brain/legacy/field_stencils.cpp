@@ -86,7 +86,8 @@ torch::Tensor periodic_diffusion(const torch::Tensor& field, double rate) {
   return out;
 }
 
-void periodic_diffusion_into(const torch::Tensor& field_in, torch::Tensor& out, double rate_d) {
+FIELDBRAIN_LEGACY_FMA void periodic_diffusion_into(const torch::Tensor& field_in,
+                                              torch::Tensor& out, double rate_d) {
   torch::Tensor field = field_in.contiguous();
   const int64_t R0 = field.size(0), R1 = field.size(1), R2 = field.size(2), C = field.size(3);
   const float* f = field.data_ptr<float>();

@@ -73,14 +73,13 @@ TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_fiel
     torch::Tensor diffused = learned_diffusion(expected, diffusion);
     torch::Tensor b = torch::empty({R, R, R, 48});
     torch::Tensor strengths = diffusion.contiguous();
+    torch::Tensor act = torch::empty({R, R, R, 48});
     learned_diffusion_fused(a.data_ptr<float>(), strengths.data_ptr<float>(), R,
-                            b.data_ptr<float>());
+                            field.data_ptr<float>(), b.data_ptr<float>(), act.data_ptr<float>());
     CHECK(torch::equal(b, diffused));
 
     // _apply_coupling
     torch::Tensor activation = torch::tanh(diffused * plasticity.index({"...", 0}).unsqueeze(-1));
-    torch::Tensor act = torch::empty({R, R, R, 48});
-    plastic_drive(b.data_ptr<float>(), field.data_ptr<float>(), V, act.data_ptr<float>());
     act.tanh_();
     CHECK(torch::equal(act, activation));
     torch::Tensor coupled = diffused + neighbour_sum(activation, static_cast<float>(0.1)) *

@@ -40,8 +40,8 @@ class HierarchicalPredictionImpl : public torch::nn::Module {
 
   // extract_hierarchical_predictions, from the field's 64 channel means (channel_means).
   HierarchicalPredictionResult extract(const torch::Tensor& channel_means) const;
-  // torch.mean(field[..., c], (0, 1, 2)) for every channel c as float32 [64], in one walk
-  // (double sums: ~1 ulp from ATen's float32 cascade); with `abs_mean_32` also
+  // torch.mean(field[..., 16k:16k+16], (0, 1, 2)) for k = 0..3 as float32 [64], in one walk,
+  // summed in ATen's order (aten_sums.h), bit for bit; with `abs_mean_32` also
   // mean(|field[..., :32]|).
   static torch::Tensor channel_means(const torch::Tensor& field, double* abs_mean_32 = nullptr);
   // combine_hierarchical_predictions

@@ -2,7 +2,8 @@
 
 #include <cmath>
 
-#include "brain/legacy/field_stencils.h"
+#include "brain/legacy/aten_sums.h"
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -37,33 +38,8 @@ void FieldDynamicsImpl::initialize_field_dynamics(torch::Tensor& field, at::Gene
   dynamics.index_put_({"...", Slice(12, 16)}, draw(12) * 0.2);
 }
 
-// EvolvedFieldDynamics._apply_differential_decay
-torch::Tensor FieldDynamicsImpl::apply_differential_decay(const torch::Tensor& content,
-                                                          const torch::Tensor& decay_rates,
-                                                          double global_decay) const {
-  torch::Tensor spatial = content.index({"...", Slice(0, spatial_features_)});
-  torch::Tensor temporal = content.index({"...", Slice(spatial_features_, None)});
-  torch::Tensor new_spatial = spatial.clone();
-  for (int64_t scale = 0; scale < std::min<int64_t>(4, decay_rates.size(-1)); ++scale) {
-    if (scale < new_spatial.size(-1)) {
-      torch::Tensor scale_decay = decay_rates.index({"...", scale}).unsqueeze(-1) * global_decay *
-                                  options_.decay_multiplier();
-      new_spatial.index({"...", Slice(scale, None, 4)}) *= scale_decay;
-    }
-  }
-  torch::Tensor temporal_decay =
-      torch::mean(decay_rates, {-1}, true) * global_decay * options_.decay_multiplier();
-  torch::Tensor new_temporal = temporal * temporal_decay;
-  {  // temporal_features > 1
-    torch::Tensor momentum = torch::zeros_like(new_temporal);
-    momentum.index_put_({"...", Slice(1, None)},
-                        new_temporal.index({"...", Slice(None, -1)}) * 0.15);
-    new_temporal = new_temporal * 0.85 + momentum;
-  }
-  return torch::cat({new_spatial, new_temporal}, -1);
-}
-
-// EvolvedFieldDynamics._generate_traveling_waves
+// EvolvedFieldDynamics._generate_traveling_waves: the [R,R,R] wave field (the original expands
+// it over the 48 content channels; each channel's value is this one), already * 0.1.
 torch::Tensor FieldDynamicsImpl::generate_traveling_waves(const std::vector<int64_t>& shape) {
   std::vector<int64_t> wave_shape(shape.begin(), shape.begin() + 3);
   torch::Tensor waves = torch::zeros(wave_shape, torch::kFloat32);
@@ -82,48 +58,8 @@ torch::Tensor FieldDynamicsImpl::generate_traveling_waves(const std::vector<int6
     waves += torch::sin(phase) * wave_amplitude;
   }
   phase_offset_ += 0.1;
-  waves = waves.unsqueeze(-1).expand(shape).clone();
   waves *= 0.1;
-  return waves;
-}
-
-// EvolvedFieldDynamics._apply_learned_diffusion (the three depthwise conv3d calls computed by
-// field_stencils, bit for bit)
-torch::Tensor FieldDynamicsImpl::apply_learned_diffusion(const torch::Tensor& content,
-                                                         const torch::Tensor& diffusion) const {
-  return learned_diffusion(content, diffusion);
-}
-
-// EvolvedFieldDynamics._apply_coupling
-torch::Tensor FieldDynamicsImpl::apply_coupling(const torch::Tensor& content,
-                                                const torch::Tensor& coupling_weights,
-                                                const torch::Tensor& plasticity) const {
-  torch::Tensor activation = torch::tanh(content * plasticity.index({"...", 0}).unsqueeze(-1));
-  // conv3d(activation, 0.1 off-centre, zero padding, depthwise)
-  torch::Tensor coupling = neighbour_sum(activation, static_cast<float>(0.1));
-  torch::Tensor avg_weight = torch::mean(coupling_weights, {-1}, true);
-  torch::Tensor influence = coupling * avg_weight;
-  torch::Tensor plasticity_mod = plasticity.index({"...", 1}).unsqueeze(-1);
-  return content + influence * plasticity_mod;
-}
-
-// EvolvedFieldDynamics._evolve_dynamics
-torch::Tensor FieldDynamicsImpl::evolve_dynamics(const torch::Tensor& dynamics,
-                                                 const torch::Tensor& content,
-                                                 double exploration) const {
-  torch::Tensor abs_content = torch::abs(content);
-  torch::Tensor energy = torch::mean(abs_content, {-1}, true).squeeze(-1);
-  torch::Tensor variance = torch::var(content, at::IntArrayRef{-1}, true, true).squeeze(-1);
-  torch::Tensor sparsity =
-      torch::mean((abs_content < 0.1).to(torch::kFloat32), {-1}, true).squeeze(-1);
-  const double s = self_modification_strength_;
-  torch::Tensor update = torch::zeros(dynamics.sizes(), torch::kFloat32);
-  update.index_put_({"...", 0}, -energy * s);
-  update.index_put_({"...", 4}, variance * s);
-  update.index_put_({"...", 8}, sparsity * s * 0.5);
-  update.index_put_({"...", 12}, (energy * exploration - 0.5) * s * 0.5);
-  const double momentum = 0.95;
-  return dynamics * momentum + update * (1 - momentum);
+  return waves.contiguous();
 }
 
 // EvolvedFieldDynamics._update_self_modification_strength
@@ -133,73 +69,101 @@ void FieldDynamicsImpl::update_self_modification_strength() {
   self_modification_strength_ = py_min(0.3, s);
 }
 
-// EvolvedFieldDynamics.evolve_field
-torch::Tensor FieldDynamicsImpl::evolve_field(const torch::Tensor& field, at::Generator& gen) {
-  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
-  torch::Tensor dynamics = field.index({"...", Slice(content_features_, None)});
-  torch::Tensor decay_rates = torch::sigmoid(dynamics.index({"...", Slice(0, 4)}));
-  torch::Tensor diffusion = torch::tanh(dynamics.index({"...", Slice(4, 8)})) * 0.1;
-  torch::Tensor coupling = dynamics.index({"...", Slice(8, 12)});
-  torch::Tensor plasticity = torch::sigmoid(dynamics.index({"...", Slice(12, 16)}));
+// EvolvedFieldDynamics.evolve_field, as four walks over the field (field_loops.h) instead of
+// ~40 ATen ops each walking it: decay + spontaneous activity, learned diffusion, the coupling's
+// tanh argument (tanh itself stays ATen's, on a contiguous buffer as in the original, so its
+// vectorised values are the original's), then coupling + the dynamics' self-modification.
+// The buffers are this module's scratch, reused every cycle; the result is the scratch
+// `evolved_`, valid until the next call.
+const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_in,
+                                                     at::Generator& gen) {
+  const torch::Tensor field = field_in.contiguous();
+  const int64_t R = field.size(0), V = R * R * R;
+  const int64_t C = content_features_;
+  if (!scratch_a_.defined() || scratch_a_.size(0) != V) {
+    scratch_a_ = torch::empty({V, C}, torch::kFloat32);
+    scratch_b_ = torch::empty({V, C}, torch::kFloat32);
+    scratch_act_ = torch::empty({V, C}, torch::kFloat32);
+    noise_ = torch::empty({R, R, R, C}, torch::kFloat32);
+    strengths_ = torch::empty({V * 4}, torch::kFloat32);
+  }
+  if (!evolved_.defined() || evolved_.sizes() != field.sizes() ||
+      evolved_.storage().use_count() > 1)
+    evolved_ = torch::empty_like(field);
   double global_decay = 0.999, exploration = 0.5, internal_drive = 0.5;
   if (modulation_.set) {
     global_decay = modulation_.decay_rate;
     exploration = modulation_.exploration_drive;
     internal_drive = modulation_.internal_drive;
   }
-  // 1. multi-scale decay with working memory
-  torch::Tensor new_content = apply_differential_decay(content, decay_rates, global_decay);
-  // 2. spontaneous activity (the mean plasticity it computes is never used: not computed)
+  const float* f = field.data_ptr<float>();
+  // 1. multi-scale decay with working memory, 2. spontaneous activity (noise drawn as
+  // at::randn(shape, gen) draws it: normal_ on a fresh [R,R,R,48]; the mean plasticity it
+  // computes is never used: not computed)
+  torch::Tensor waves;
   if (internal_drive > 0) {
-    std::vector<int64_t> shape(new_content.sizes().begin(), new_content.sizes().end());
-    torch::Tensor noise = at::randn(shape, gen, torch::kFloat32) * options_.spontaneous_rate();
-    torch::Tensor waves = generate_traveling_waves(shape);
-    torch::Tensor spontaneous = noise + waves * 2.0;
-    spontaneous *= internal_drive;
-    new_content += spontaneous;
+    noise_.normal_(0, 1, gen);
+    waves = generate_traveling_waves({R, R, R, C});
   }
-  // 3. learned diffusion, 4. coupling
-  new_content = apply_learned_diffusion(new_content, diffusion);
-  new_content = apply_coupling(new_content, coupling, plasticity);
-  // 6. self-modification of the dynamics, steered by the error field once there is one
-  torch::Tensor new_dynamics;
-  if (last_error_field_.defined()) {
-    torch::Tensor base = evolve_dynamics(dynamics, new_content, exploration);
-    torch::Tensor modulated =
-        PredictionErrorLearning::allocate_field_resources(error_resource_mask_, base);
-    const double error_weight = py_min(0.5, last_error_field_mean_abs_);
-    new_dynamics = base * (1 - error_weight) + modulated * error_weight;
-  } else {
-    new_dynamics = evolve_dynamics(dynamics, new_content, exploration);
-  }
+  decay_spontaneous(f, V, global_decay, options_.decay_multiplier(),
+                    internal_drive > 0 ? noise_.data_ptr<float>() : nullptr,
+                    options_.spontaneous_rate(), waves.defined() ? waves.data_ptr<float>() : nullptr,
+                    internal_drive, scratch_a_.data_ptr<float>());
+  // 3. learned diffusion with the strengths tanh(dynamics[4:8]) * 0.1: the tanh is ATen's
+  // vectorised one, run on a contiguous copy of the four channels (each value's tanh is the
+  // same as on the original's strided slice: ATen's tanh is lanewise)
+  float* strengths = strengths_.data_ptr<float>();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t k = 0; k < 4; ++k) strengths[v * 4 + k] = f[v * (C + 16) + C + 4 + k];
+  strengths_.tanh_();
+  const auto tenth = static_cast<float>(0.1);
+  for (int64_t i = 0; i < V * 4; ++i) strengths[i] = strengths[i] * tenth;
+  // 4. coupling: tanh(content * plasticity[0]) (its argument made by the diffusion's walk) ...
+  learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths, R, f,
+                          scratch_b_.data_ptr<float>(), scratch_act_.data_ptr<float>());
+  scratch_act_.tanh_();
+  // ... its neighbour sum, then 6. the dynamics' self-modification, steered by the error field
+  // once there is one (7. below)
+  const bool steered = last_error_field_.defined();
+  const EvolveTail tail = coupling_and_dynamics(
+      scratch_b_.data_ptr<float>(), scratch_act_.data_ptr<float>(), f, R,
+      self_modification_strength_, exploration,
+      steered ? error_resource_terms_.data_ptr<float>() : nullptr,
+      steered ? py_min(0.5, last_error_field_mean_abs_) : 0.0, evolved_.data_ptr<float>());
   // 7.
   update_self_modification_strength();
-  torch::Tensor evolved = torch::cat({new_content, new_dynamics}, -1);
-  if (torch::isnan(evolved).any().item<bool>()) {
+  torch::Tensor& evolved = evolved_;
+  double max_val = tail.max_abs_content;
+  if (tail.has_nan) {
     torch::Tensor nan_mask = torch::isnan(evolved);
     const int64_t n = nan_mask.sum().item<int64_t>();
     evolved.index_put_({nan_mask}, at::randn({n}, gen, torch::kFloat32) * 0.01);
+    max_val = evolved.index({"...", Slice(0, C)}).abs().max().item<double>();
   }
-  torch::Tensor c = evolved.index({"...", Slice(0, content_features_)});
-  const double max_val = c.abs().max().item<double>();
-  if (max_val > 2.0) evolved.index_put_({"...", Slice(0, content_features_)}, torch::tanh(c));
-  torch::Tensor dyn =
-      torch::clamp(evolved.index({"...", Slice(content_features_, None)}), -5.0, 5.0);
-  evolved.index_put_({"...", Slice(content_features_, None)}, dyn);
+  if (max_val > 2.0) {
+    // in place: ATen walks the strided view row by row of 48, as it walks it out of place
+    torch::Tensor c = evolved.index({"...", Slice(0, C)});
+    c.tanh_();
+  }
+  // (the dynamics were clamped to [-5, 5] in the loop; a NaN replaced above is randn * 0.01)
   evolution_count_ += 1;
-  return evolved;
+  return evolved_;
 }
 
 // EvolvedFieldDynamics.compute_field_state (information_history is appended and never read:
 // not kept)
-FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field) {
-  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
+// mean(|content|) and var(content) summed in ATen's orders (aten_sums.h): the abs is a fresh
+// contiguous tensor summed as one row; var is ATen's whole-tensor path on the strided view.
+FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field_in) {
+  const torch::Tensor field = field_in.contiguous();
+  const int64_t C = field.size(-1), V = field.numel() / C;
+  const float* f = field.data_ptr<float>();
   FieldState s;
-  s.raw_information = torch::mean(torch::abs(content)).item<double>();
+  s.raw_information = channel_abs_sum(f, V, C, content_features_) /
+                      static_cast<float>(V * content_features_);
   if (std::isnan(s.raw_information)) s.raw_information = 0.5;
-  torch::Tensor var = torch::var(content);
-  if (torch::isnan(var).any().item<bool>()) var = torch::zeros({}, torch::kFloat32);
-  s.variance = var.item<double>();
+  const float variance = aten_strided_var(f, V, C, content_features_);
+  s.variance = std::isnan(variance) ? 0.0 : variance;
   s.combined_information = s.raw_information * (1.0 + s.variance);
   smoothed_information_ = 0.95 * smoothed_information_ + 0.05 * s.combined_information;
   s.smoothed_information = smoothed_information_;
@@ -323,12 +287,15 @@ const FieldModulation& FieldDynamicsImpl::compute_field_modulation(const FieldSt
 void FieldDynamicsImpl::process_prediction_errors(
     const torch::Tensor& errors, const std::vector<const TopologyRegion*>& regions) {
   if (!error_learning_) error_learning_.emplace(options_.field_shape());
-  last_error_field_ = error_learning_->error_to_field(errors, regions);
-  error_modulation_ = error_learning_->compute_learning_modulation(last_error_field_);
+  const PredictionErrorLearning::ErrorField error = error_learning_->error_to_field(errors, regions);
+  last_error_field_ = error.field;
+  error_modulation_ = error_learning_->compute_learning_modulation(error);
   // mean|E| is what evolve_field's blend weight reads each cycle; the field does not change
   // until the next process_prediction_errors.
   last_error_field_mean_abs_ = error_modulation_.mean_error;
-  error_resource_mask_ = PredictionErrorLearning::resource_mask(last_error_field_);
+  PredictionErrorLearning::resource_terms(last_error_field_,
+                                          static_cast<float>(error_modulation_.max_error),
+                                          error_resource_terms_, resource_scratch_);
   // "exploration_boost" scales _last_novelty, which compute_novelty overwrites before any read
   last_novelty_ *= error_modulation_.exploration_boost;
 }
@@ -428,8 +395,10 @@ void FieldDynamicsImpl::load(const StateReader& r, const std::string& part) {
   pattern_memory_ = std::move(memory);
   pattern_timestamps_.assign(ts.begin(), ts.end());
   last_error_field_ = ef;
-  error_resource_mask_ =
-      ef.defined() ? PredictionErrorLearning::resource_mask(ef) : torch::Tensor();
+  error_resource_terms_ = torch::Tensor();
+  if (ef.defined())
+    PredictionErrorLearning::resource_terms(ef, torch::max(torch::abs(ef)).item<float>(),
+                                            error_resource_terms_, resource_scratch_);
   error_learning_ = std::move(pel);
   modulation_ = m;
   error_modulation_ = em;

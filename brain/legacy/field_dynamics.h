@@ -47,8 +47,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
 
   // initialize_field_dynamics: four randn [R,R,R,4] draws into channels 48-63.
   void initialize_field_dynamics(torch::Tensor& field, at::Generator& gen) const;
-  // evolve_field: a new field; draws randn [R,R,R,48] (and randn for NaNs, never seen).
-  torch::Tensor evolve_field(const torch::Tensor& field, at::Generator& gen);
+  // evolve_field: the evolved field; draws randn [R,R,R,48] (and randn for NaNs, never seen).
+  // The result is this module's scratch buffer: valid until the next call.
+  const torch::Tensor& evolve_field(const torch::Tensor& field, at::Generator& gen);
   // compute_field_state
   FieldState compute_field_state(const torch::Tensor& field);
   // compute_novelty
@@ -75,15 +76,7 @@ class FieldDynamicsImpl : public torch::nn::Module {
   void load(const StateReader& r, const std::string& part);
 
  private:
-  torch::Tensor apply_differential_decay(const torch::Tensor& content, const torch::Tensor& decay,
-                                         double global_decay) const;
   torch::Tensor generate_traveling_waves(const std::vector<int64_t>& shape);
-  torch::Tensor apply_learned_diffusion(const torch::Tensor& content,
-                                        const torch::Tensor& diffusion) const;
-  torch::Tensor apply_coupling(const torch::Tensor& content, const torch::Tensor& coupling,
-                               const torch::Tensor& plasticity) const;
-  torch::Tensor evolve_dynamics(const torch::Tensor& dynamics, const torch::Tensor& content,
-                                double exploration) const;
   void update_self_modification_strength();
 
   FieldDynamicsOptions options_;
@@ -105,7 +98,10 @@ class FieldDynamicsImpl : public torch::nn::Module {
   std::optional<PredictionErrorLearning> error_learning_;
   torch::Tensor last_error_field_;  // undefined until the first process_prediction_errors
   double last_error_field_mean_abs_ = 0.0;
-  torch::Tensor error_resource_mask_;  // resource_mask(last_error_field_)
+  torch::Tensor error_resource_terms_;  // resource_terms(last_error_field_)
+  torch::Tensor resource_scratch_;      // resource_terms' scratch (no state)
+  // evolve_field's scratch (no state: reallocated when missing)
+  torch::Tensor scratch_a_, scratch_b_, scratch_act_, noise_, strengths_, evolved_;
   LearningModulation error_modulation_;
 };
 TORCH_MODULE(FieldDynamics);

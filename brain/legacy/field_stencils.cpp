@@ -80,10 +80,16 @@ torch::Tensor neighbour_sum(const torch::Tensor& activation_in, float weight) {
   return out;
 }
 
-torch::Tensor periodic_diffusion(const torch::Tensor& field_in, double rate_d) {
+torch::Tensor periodic_diffusion(const torch::Tensor& field, double rate) {
+  torch::Tensor out = torch::empty_like(field, at::MemoryFormat::Contiguous);
+  periodic_diffusion_into(field, out, rate);
+  return out;
+}
+
+FIELDBRAIN_LEGACY_FMA void periodic_diffusion_into(const torch::Tensor& field_in,
+                                              torch::Tensor& out, double rate_d) {
   torch::Tensor field = field_in.contiguous();
   const int64_t R0 = field.size(0), R1 = field.size(1), R2 = field.size(2), C = field.size(3);
-  torch::Tensor out = torch::empty_like(field);
   const float* f = field.data_ptr<float>();
   float* o = out.data_ptr<float>();
   const auto rate = static_cast<float>(rate_d);
@@ -109,7 +115,6 @@ torch::Tensor periodic_diffusion(const torch::Tensor& field_in, double rate_d) {
           o[v + c] = r;
         }
       }
-  return out;
 }
 
 }  // namespace fieldbrain::legacy

@@ -20,5 +20,7 @@ torch::Tensor neighbour_sum(const torch::Tensor& activation, float weight);
 
 // tensor_ops.apply_diffusion(field, rate, dims=(0, 1, 2)): periodic (roll) Laplacian.
 torch::Tensor periodic_diffusion(const torch::Tensor& field, double rate);
+// The same into `out` (contiguous, the field's shape, not the field's storage).
+void periodic_diffusion_into(const torch::Tensor& field, torch::Tensor& out, double rate);
 
 }  // namespace fieldbrain::legacy

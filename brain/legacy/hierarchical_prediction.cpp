@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -42,12 +44,29 @@ double HierarchicalPredictionImpl::calculate_confidence(const std::deque<double>
   return confidence;
 }
 
+// torch.mean(field[..., 16k:16k+16], (0, 1, 2)) for each k, and torch.mean(torch.abs(field[...,
+// :32])), summed in ATen's orders (aten_sums.h: each 16-channel slice's column sums; the abs a
+// fresh contiguous tensor summed as one row).
+torch::Tensor HierarchicalPredictionImpl::channel_means(const torch::Tensor& field_in,
+                                                       double* abs_mean_32) {
+  const torch::Tensor field = field_in.contiguous();
+  const int64_t C = field.size(-1), V = field.numel() / C;
+  const float* f = field.data_ptr<float>();
+  torch::Tensor means = torch::empty({C}, torch::kFloat32);
+  float* m = means.data_ptr<float>();
+  aten_slice_column_sums(f, V, C, 16, C / 16, m);
+  for (int64_t c = 0; c < C; ++c) m[c] = m[c] / static_cast<float>(V);
+  if (abs_mean_32 != nullptr)
+    *abs_mean_32 = channel_abs_sum(f, V, C, 32) / static_cast<float>(V * 32);
+  return means;
+}
+
 // HierarchicalPredictionSystem.extract_hierarchical_predictions
-HierarchicalPredictionResult HierarchicalPredictionImpl::extract(const torch::Tensor& field) const {
+HierarchicalPredictionResult HierarchicalPredictionImpl::extract(
+    const torch::Tensor& channel_means) const {
   HierarchicalPredictionResult r;
   for (int k = 0; k < 4; ++k) {
-    torch::Tensor encoding =
-        torch::mean(field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
+    torch::Tensor encoding = channel_means.index({Slice(16 * k, 16 * k + 16)});
     r.predictions[k] = torch::tanh(torch::matmul(encoding, weights_[k]));
     r.confidences[k] = calculate_confidence(errors_[k]);
   }
@@ -100,6 +119,7 @@ std::vector<FieldBlobWrite> HierarchicalPredictionImpl::process_errors(
   if (history_.size() > 1000) history_.pop_front();
   const int64_t min_dim = std::min(actual.size(0), predicted.predictions[0].size(0));
   const std::size_t n = history_.size();
+  torch::Tensor means;  // the current field's channel means, when a level first needs them
   for (int k = 0; k < 4; ++k) {
     torch::Tensor target;
     if (k == 0) {
@@ -121,8 +141,8 @@ std::vector<FieldBlobWrite> HierarchicalPredictionImpl::process_errors(
         target.index({Slice(0, min_dim)}) - predicted.predictions[k].index({Slice(0, min_dim)});
     errors_[k].push_back(torch::mean(torch::abs(error)).item<double>());
     if (errors_[k].size() > 50) errors_[k].pop_front();
-    torch::Tensor encoding =
-        torch::mean(current_field.index({"...", Slice(16 * k, 16 * k + 16)}), {0, 1, 2});
+    if (!means.defined()) means = channel_means(current_field);
+    torch::Tensor encoding = means.index({Slice(16 * k, 16 * k + 16)});
     torch::Tensor grad = torch::outer(encoding, error.index({Slice(0, min_dim)}));
     weights_[k].index({Slice(), Slice(0, min_dim)}) += grad * kLearningRates[k];
     encode_pattern_to_field(target, 16 * k, error, writes);

@@ -38,8 +38,12 @@ class HierarchicalPredictionImpl : public torch::nn::Module {
   // Draws the four xavier_uniform_ weights (gains 1, .5, .3, .2) from `gen`, in order.
   HierarchicalPredictionImpl(HierarchicalPredictionOptions options, at::Generator& gen);
 
-  // extract_hierarchical_predictions
-  HierarchicalPredictionResult extract(const torch::Tensor& field) const;
+  // extract_hierarchical_predictions, from the field's 64 channel means (channel_means).
+  HierarchicalPredictionResult extract(const torch::Tensor& channel_means) const;
+  // torch.mean(field[..., 16k:16k+16], (0, 1, 2)) for k = 0..3 as float32 [64], in one walk,
+  // summed in ATen's order (aten_sums.h), bit for bit; with `abs_mean_32` also
+  // mean(|field[..., :32]|).
+  static torch::Tensor channel_means(const torch::Tensor& field, double* abs_mean_32 = nullptr);
   // combine_hierarchical_predictions
   static torch::Tensor combine(const HierarchicalPredictionResult& p);
   // process_hierarchical_errors: learns the weights; the field update it returns in the

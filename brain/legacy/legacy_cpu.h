@@ -1,7 +1,9 @@
-// Whether this CPU runs the legacy profile's stencils: field_stencils.cpp is
-// built for AVX2 + FMA (function by function, to reproduce the FMA chains of the original's
-// oneDNN convolution), so on a CPU without them it would stop the process with SIGILL. The
-// config refuses the profile there instead, at start-up, naming the key.
+// Whether this CPU runs the legacy profile's stencils and fused loops: field_stencils.cpp,
+// field_loops.cpp and aten_sums.cpp are built for AVX2 + FMA (function by function: the
+// stencils reproduce the FMA chains of the original's oneDNN convolution, the fused loops and
+// sums run their lanes as AVX2 vectors), so on a CPU without them the process would stop with
+// SIGILL. The config refuses the profile there instead, at start-up, naming the key. (Named for
+// the stencils, it covers every AVX2/FMA function of brain/legacy/.)
 #pragma once
 
 namespace fieldbrain::legacy {

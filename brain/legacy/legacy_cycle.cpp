@@ -79,9 +79,13 @@ void LegacyCycle::imprint_experience(const torch::Tensor& raw, double field_inte
 // UnifiedFieldBrain._evolve_field
 void LegacyCycle::evolve_field() {
   // 1. the field's own dynamics (with spontaneous activity)
-  field_ = dynamics_->evolve_field(field_, gen_);
-  // 2. tensor_ops.apply_diffusion(field, 0.05, dims=(0, 1, 2)): periodic
-  field_ = periodic_diffusion(field_, 0.05);
+  const torch::Tensor& evolved = dynamics_->evolve_field(field_, gen_);
+  // 2. tensor_ops.apply_diffusion(field, 0.05, dims=(0, 1, 2)): periodic, into the spare field
+  // buffer (a fresh one while someone else holds the last one), which becomes the field
+  if (!spare_field_.defined() || spare_field_.storage().use_count() > 1)
+    spare_field_ = torch::empty({R_, R_, R_, 64}, torch::kFloat32);
+  periodic_diffusion_into(evolved, spare_field_, 0.05);
+  std::swap(field_, spare_field_);
   // 3. reward topology influence
   shaper_.apply_influence(field_);
   // 4. hierarchical prediction's pending update (zeros but its blobs: add the blobs)

@@ -58,6 +58,7 @@ class LegacyCycle {
   int64_t S_, M_, R_;
   at::Generator gen_;
   torch::Tensor field_;  // [R,R,R,64] float32
+  torch::Tensor spare_field_;  // the buffer the next evolution writes (no state)
   FieldDynamics dynamics_{nullptr};
   RewardTopologyShaper shaper_;
   TopologyRegionSystem topology_;

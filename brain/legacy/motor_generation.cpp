@@ -55,20 +55,30 @@ std::vector<double> generate_motor_action(const torch::Tensor& field, int64_t mo
 
 // UnifiedFieldBrain._echo_motor_to_field (+ _motor_to_spatial_pattern)
 void echo_motor_to_field(torch::Tensor& field, const std::vector<double>& motor) {
-  const int64_t R = field.size(0);
-  field.index({"...", 62}) *= 0.95;
-  field.index({"...", 63}) *= 0.95;
-  torch::Tensor pattern = torch::zeros({R, R, R}, torch::kFloat32);
-  if (motor.size() >= 2) {
-    torch::Tensor lin = torch::linspace(-1, 1, R, torch::kFloat32);
-    pattern.index({Slice(), Slice(), Slice()}) += motor[0] * lin.unsqueeze(0).unsqueeze(0);
-    pattern += motor[1] * lin.unsqueeze(0).unsqueeze(2);
-  }
-  field.index({"...", 62}) += pattern * 0.3;
+  // one walk over channels 62 and 63 with the ATen ops' float32 roundings:
+  // f62 = f62 * 0.95 + pattern * 0.3, pattern = (0 + m0 * lin[z]) + m1 * lin[y];
+  // f63 = f63 * 0.95 + magnitude * 0.2
+  const int64_t R = field.size(0), C = field.size(3);
+  TORCH_CHECK(field.is_contiguous(), "echo_motor_to_field: the field must be contiguous");
+  torch::Tensor lin_t = torch::linspace(-1, 1, R, torch::kFloat32);
+  const float* lin = lin_t.data_ptr<float>();
+  const bool has_pattern = motor.size() >= 2;
+  const auto m0 = static_cast<float>(has_pattern ? motor[0] : 0.0);
+  const auto m1 = static_cast<float>(has_pattern ? motor[1] : 0.0);
   double sum = 0.0;
   for (double v : motor) sum += std::abs(v);
   const double magnitude = sum / static_cast<double>(motor.size());
-  field.index({"...", 63}) += magnitude * 0.2;
+  const auto add63 = static_cast<float>(magnitude * 0.2);
+  const auto keep = static_cast<float>(0.95), gain = static_cast<float>(0.3);
+  float* f = field.data_ptr<float>();
+  for (int64_t x = 0; x < R; ++x)
+    for (int64_t y = 0; y < R; ++y)
+      for (int64_t z = 0; z < R; ++z) {
+        float* v = f + ((x * R + y) * R + z) * C;
+        const float pattern = has_pattern ? (0.0f + m0 * lin[z]) + m1 * lin[y] : 0.0f;
+        v[62] = v[62] * keep + pattern * gain;
+        v[63] = v[63] * keep + add63;
+      }
 }
 
 }  // namespace fieldbrain::legacy

@@ -1,7 +1,10 @@
 #include "brain/legacy/prediction_error_learning.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -12,9 +15,14 @@ PredictionErrorLearning::PredictionErrorLearning(std::vector<int64_t> field_shap
     : field_shape_(std::move(field_shape)) {}
 
 // PredictionErrorLearning.error_to_field
-torch::Tensor PredictionErrorLearning::error_to_field(
+PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
     const torch::Tensor& e, const std::vector<const TopologyRegion*>& regions) {
-  torch::Tensor error_field = torch::zeros(field_shape_, torch::kFloat32);
+  torch::Tensor& buffer = buffers_[next_buffer_];
+  next_buffer_ = 1 - next_buffer_;
+  if (!buffer.defined() || buffer.storage().use_count() > 1)
+    buffer = torch::empty(field_shape_, torch::kFloat32);
+  torch::Tensor error_field = buffer;
+  error_field.zero_();
   const int64_t n = e.size(0);
   const float* ep = e.data_ptr<float>();
   const int64_t R0 = field_shape_[0], R1 = field_shape_[1], R2 = field_shape_[2];
@@ -48,19 +56,24 @@ torch::Tensor PredictionErrorLearning::error_to_field(
   const double global_error = torch::mean(torch::abs(e)).item<double>();
   error_history_.push_back(global_error);
   if (error_history_.size() > 100) error_history_.pop_front();
-  error_field.add_(global_error * 0.05);
-  return error_field;
+  // error_field.add_(global_error * 0.05), with the mean and max of |E| in the same walk
+  ErrorField out;
+  out.field = error_field;
+  const float add = static_cast<float>(global_error * 0.05);
+  const AbsStats st = add_and_abs_stats(error_field.data_ptr<float>(), add, error_field.numel());
+  out.mean_abs = st.sum / static_cast<float>(error_field.numel());
+  out.max_abs = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
+  return out;
 }
 
 // PredictionErrorLearning.compute_learning_modulation (error_variance and resource_bias are
 // telemetry the cycle never reads: not computed).
 LearningModulation PredictionErrorLearning::compute_learning_modulation(
-    const torch::Tensor& error_field) const {
+    const ErrorField& error) const {
   LearningModulation m;
   m.set = true;
-  torch::Tensor a = torch::abs(error_field);
-  m.mean_error = torch::mean(a).item<double>();
-  m.max_error = torch::max(a).item<double>();
+  m.mean_error = error.mean_abs;
+  m.max_error = error.max_abs;
   m.self_modification_boost = py_min(3.0, 1.0 + m.mean_error * 4.0);
   m.learning_rate = 0.1 * m.self_modification_boost;
   if (error_history_.size() > 20) {
@@ -80,6 +93,31 @@ torch::Tensor PredictionErrorLearning::resource_mask(const torch::Tensor& error_
   torch::Tensor error_norm = torch::abs(error_field);
   error_norm = error_norm / (torch::max(error_norm) + 1e-8);
   return error_norm.index({"...", Slice(0, 4)}).contiguous();
+}
+
+void PredictionErrorLearning::resource_terms(const torch::Tensor& error_field, float max_abs,
+                                             torch::Tensor& terms, torch::Tensor& scratch) {
+  const torch::Tensor e = error_field.contiguous();
+  const int64_t C = e.size(-1), V = e.numel() / C;
+  if (!terms.defined() || terms.size(0) != V || terms.storage().use_count() > 1)
+    terms = torch::empty({V, 12}, torch::kFloat32);
+  if (!scratch.defined() || scratch.size(0) != V * 4)
+    scratch = torch::empty({V * 4}, torch::kFloat32);
+  const float den = max_abs + static_cast<float>(1e-8);
+  const auto c01 = static_cast<float>(0.1), c02 = static_cast<float>(0.2);
+  const float* p = e.data_ptr<float>();
+  float* t = terms.data_ptr<float>();
+  float* drive = scratch.data_ptr<float>();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t c = 0; c < 4; ++c) {
+      const float m = std::fabs(p[v * C + c]) / den;
+      t[v * 12 + c] = (0.5f + (1.0f - m) * 0.5f) * c01;
+      t[v * 12 + 4 + c] = (m * c02 - c01) * c01;
+      drive[v * 4 + c] = m * 2.0f - 0.5f;
+    }
+  scratch.sigmoid_();
+  for (int64_t v = 0; v < V; ++v)
+    for (int64_t c = 0; c < 4; ++c) t[v * 12 + 8 + c] = drive[v * 4 + c] * c01;
 }
 
 torch::Tensor PredictionErrorLearning::allocate_field_resources(const torch::Tensor& mask4,

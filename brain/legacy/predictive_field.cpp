@@ -19,7 +19,9 @@ SensoryPredictionResult PredictiveFieldSystem::generate(
   torch::Tensor predictions = torch::zeros({sensory_dim_}, torch::kFloat32);
   out.temporal_basis = "immediate";
   // Phase 3: hierarchical predictions
-  last_hierarchical_ = hierarchy_->extract(field);
+  double field_activity = 0.0;  // mean(|field[..., :32]|), from the same walk
+  last_hierarchical_ =
+      hierarchy_->extract(HierarchicalPredictionImpl::channel_means(field, &field_activity));
   has_last_hierarchical_ = true;
   torch::Tensor combined = HierarchicalPredictionImpl::combine(last_hierarchical_);
   const int64_t min_dim = std::min(predictions.size(0), combined.size(0));
@@ -70,8 +72,7 @@ SensoryPredictionResult PredictiveFieldSystem::generate(
     }
   }
   // region_sensor_affinity is never filled: the contributor normalisation is a no-op.
-  torch::Tensor field_activity = torch::mean(torch::abs(field.index({"...", Slice(0, 32)})));
-  predictions += field_activity * 0.1;
+  predictions += torch::tensor(static_cast<float>(field_activity)) * 0.1;
   out.values = torch::clamp(predictions, -1.0, 1.0);
   return out;
 }

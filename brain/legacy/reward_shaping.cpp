@@ -1,7 +1,10 @@
 #include "brain/legacy/reward_shaping.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
+#include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -10,58 +13,83 @@ namespace fieldbrain::legacy {
 void RewardTopologyShaper::process_reward(const torch::Tensor& field, double reward) {
   if (std::abs(reward) < 0.1) return;
   const double valence = reward > 0 ? 1.0 : (reward < 0 ? -1.0 : 0.0);
-  attractors_.push_back({field.clone(), std::abs(reward), valence, 0, torch::Tensor()});
+  attractors_.push_back({field.contiguous().clone(), std::abs(reward), valence, 0, -1.0f});
   if (static_cast<int64_t>(attractors_.size()) > max_attractors_) attractors_.pop_front();
   reward_history_.push_back(reward);
   if (reward_history_.size() > 1000) reward_history_.pop_front();
 }
 
 namespace {
+constexpr int64_t kBlock = 4096;  // values per block of the walks (stack buffers, L1-sized)
+
 // F.cosine_similarity's norm of one flattened operand in torch 1.13:
-// sqrt(clamp_min(sum(x^2), eps^2)) over the [1, N] row.
-torch::Tensor cosine_norm(const torch::Tensor& flat_row) {
-  const double eps = 1e-8;
-  return flat_row.pow(2).sum(1, true).clamp_min(eps * eps).sqrt();
+// sqrt(clamp_min(sum(x^2), eps^2)), the sum in ATen's order.
+float cosine_norm(const float* x, int64_t n) {
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    squares(x + i0, m, block);
+    sum.add(block, m);
+  }
+  const float s = sum.result();
+  const auto eps2 = static_cast<float>(1e-8 * 1e-8);
+  return std::sqrt(s < eps2 ? eps2 : s);
 }
 }  // namespace
 
-// RewardTopologyShaper.apply_topology_influence (+ _compute_attractor_influence). The cosine
-// similarity is torch's ((x1 / |x1|) * (x2 / |x2|)).sum(1) with the field's normalised row
-// computed once per call and each pattern's norm once per attractor; the influence
-// (P - F) * strength * valence * 0.01 * k is one pass with the original's roundings.
+// RewardTopologyShaper.apply_topology_influence (+ _compute_attractor_influence), as blocked
+// walks: the first takes every live attractor's cosine similarity with the field
+// (F.cosine_similarity: ((F / |F|) * (P / |P|)).sum(), each norm max(|x|, 1e-8), every sum in
+// ATen's float32 order; each pattern's norm once per attractor), the second adds every influence
+// (P - F) * strength * valence * 0.01 * k with the original's float32 roundings, summed over
+// the attractors in their order as the original's `total +=` sums them, then to the field.
+// Each pattern is read twice per cycle, where the ATen chain walked it ~7 times.
 void RewardTopologyShaper::apply_influence(torch::Tensor& field) {
   if (attractors_.empty()) return;
-  torch::Tensor total;
-  torch::Tensor field_row = field.reshape({1, -1});
-  torch::Tensor field_unit;  // x1 / |x1|, made when the first live attractor needs it
-  torch::Tensor product;
-  const int64_t N = field_row.size(1);
+  struct Live {
+    const float* pattern;
+    double strength, valence;
+    Attractor* attractor;
+  };
+  std::vector<Live> live;
   for (auto& a : attractors_) {
     a.age += 1;
     const double strength = a.strength * python_pow(persistence_, static_cast<int>(a.age));
-    if (strength < 0.001) continue;
-    if (!field_unit.defined()) {
-      field_unit = field_row / cosine_norm(field_row);
-      product = torch::empty({1, N}, torch::kFloat32);
+    if (strength >= 0.001) live.push_back({a.pattern.data_ptr<float>(), strength, a.valence, &a});
+  }
+  if (!live.empty()) {
+    float* f = field.data_ptr<float>();
+    const int64_t N = field.numel();
+    const float field_norm = cosine_norm(f, N);
+    for (const Live& l : live)
+      if (l.attractor->norm < 0) l.attractor->norm = cosine_norm(l.pattern, N);
+    // a block of the field's unit row stays in L1 across the patterns, each read as a stream
+    similarity_sums_.assign(live.size(), AtenRowSum(N));
+    alignas(64) float unit[kBlock], product[kBlock];
+    for (int64_t i0 = 0; i0 < N; i0 += kBlock) {
+      const int64_t n = std::min(kBlock, N - i0);
+      divided(f + i0, field_norm, n, unit);
+      for (std::size_t k = 0; k < live.size(); ++k) {
+        unit_products(unit, live[k].pattern + i0, live[k].attractor->norm, n, product);
+        similarity_sums_[k].add(product, n);
+      }
     }
-    if (!a.norm.defined()) a.norm = cosine_norm(a.pattern.reshape({1, -1}));
-    const float* pu = field_unit.data_ptr<float>();
-    const float* pp = a.pattern.data_ptr<float>();
-    const float pn = a.norm.item<float>();
-    float* pr = product.data_ptr<float>();
-    for (int64_t i = 0; i < N; ++i) pr[i] = pu[i] * (pp[i] / pn);
-    const double similarity = product.sum(1).item<double>();
-    const double k = a.valence > 0 ? (1 + similarity) / 2 : (1 - similarity) / 2;
-    const auto fs = static_cast<float>(strength), fv = static_cast<float>(a.valence),
-               fc = static_cast<float>(0.01), fk = static_cast<float>(k);
-    const float* f = field_row.data_ptr<float>();
-    if (!total.defined()) {
-      total = torch::empty({N}, torch::kFloat32);
-      float* t = total.data_ptr<float>();
-      for (int64_t i = 0; i < N; ++i) t[i] = (((((pp[i] - f[i]) * fs) * fv) * fc) * fk);
-    } else {
-      float* t = total.data_ptr<float>();
-      for (int64_t i = 0; i < N; ++i) t[i] = t[i] + (((((pp[i] - f[i]) * fs) * fv) * fc) * fk);
+    std::vector<float> fs(live.size()), fv(live.size()), fk(live.size());
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      const auto similarity = static_cast<double>(similarity_sums_[k].result());
+      const double kk = live[k].valence > 0 ? (1 + similarity) / 2 : (1 - similarity) / 2;
+      fs[k] = static_cast<float>(live[k].strength);
+      fv[k] = static_cast<float>(live[k].valence);
+      fk[k] = static_cast<float>(kk);
+    }
+    const auto fc = static_cast<float>(0.01);
+    alignas(64) float total[kBlock];
+    for (int64_t i0 = 0; i0 < N; i0 += kBlock) {
+      const int64_t n = std::min(kBlock, N - i0);
+      for (std::size_t a = 0; a < live.size(); ++a)
+        attractor_term(total, live[a].pattern + i0, f + i0, n, fs[a], fv[a], fc, fk[a], a == 0);
+      add_into(f + i0, total, n);
     }
   }
   std::deque<Attractor> alive;
@@ -69,11 +97,6 @@ void RewardTopologyShaper::apply_influence(torch::Tensor& field) {
     if (a.strength * python_pow(persistence_, static_cast<int>(a.age)) >= 0.001)
       alive.push_back(std::move(a));
   attractors_ = std::move(alive);
-  if (total.defined()) {
-    float* f = field.data_ptr<float>();
-    const float* t = total.data_ptr<float>();
-    for (int64_t i = 0; i < N; ++i) f[i] = f[i] + t[i];
-  }
 }
 
 void RewardTopologyShaper::save(StateWriter& w, const std::string& part) const {
@@ -93,9 +116,9 @@ void RewardTopologyShaper::load(const StateReader& r, const std::string& part) {
   std::deque<Attractor> attractors;
   std::size_t i = 0;
   for (const auto& ja : j.at("attractors")) {
-    attractors.push_back({r.tensor(part + ".attractor" + std::to_string(i++)),
+    attractors.push_back({r.tensor(part + ".attractor" + std::to_string(i++)).contiguous(),
                           ja.at("strength").get<double>(), ja.at("valence").get<double>(),
-                          ja.at("age").get<int64_t>(), torch::Tensor()});
+                          ja.at("age").get<int64_t>(), -1.0f});
   }
   auto rh = j.at("reward_history").get<std::vector<double>>();
   attractors_ = std::move(attractors);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "brain/legacy/aten_sums.h"
 #include "brain/legacy/legacy_state_io.h"
 
 namespace fieldbrain::legacy {
@@ -37,12 +38,13 @@ class RewardTopologyShaper {
     double strength;
     double valence;  // np.sign(reward)
     int64_t age;
-    torch::Tensor norm;  // the pattern's cosine norm [1, 1], computed once
+    float norm;  // the pattern's cosine norm max(|P|, 1e-8), computed once (-1: not yet)
   };
   int64_t max_attractors_;
   double persistence_;
   std::deque<Attractor> attractors_;
   std::deque<double> reward_history_;  // maxlen 1000
+  std::vector<AtenRowSum> similarity_sums_;  // apply_influence's scratch, one per live attractor
 };
 
 }  // namespace fieldbrain::legacy

@@ -1,0 +1,320 @@
+#include "brain/legacy/field_loops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "brain/legacy/aten_sums.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+namespace fieldbrain::legacy {
+
+namespace {
+
+// AVX2 for the 48-channel inner loops; FMA only where the original's conv3d has one (explicit
+// __builtin_fmaf): the library builds with -ffp-contract=off, so no a * b + c is contracted.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FIELDBRAIN_LEGACY_LOOPS_SIMD __attribute__((target("avx2,fma")))
+#else
+#define FIELDBRAIN_LEGACY_LOOPS_SIMD
+#endif
+
+constexpr int64_t kC = 48;        // content channels
+constexpr int64_t kF = 64;        // field channels
+constexpr int64_t kBlock = 4096;  // values per block of the streamed sums (on the stack)
+
+// A zero row stands for a zero-padded neighbour: an FMA with it adds +0 to a sum that is never
+// -0, which changes no value (field_stencils skips such taps instead).
+alignas(64) const float kZeroRow[kC] = {};
+
+// ATen's scalar sigmoid (the path a strided 4-channel slice takes): 1 / (1 + exp(-a)).
+inline float sigmoid_scalar(float a) { return 1.0f / (1.0f + std::exp(-a)); }
+
+// acc[c] = fma(0.1, taps[25][c], ... fma(0.1, taps[0][c], 0)) for the 48 content channels: the
+// chain of field_stencils' neighbour_sum, its six vectors of accumulators kept in registers.
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline void neighbour_fma_chain(const float* const (&taps)[26],
+                                                             float* acc) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 w = _mm256_set1_ps(0.1f);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+  for (const float* n : taps) {
+    a0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n), a0);
+    a1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 8), a1);
+    a2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 16), a2);
+    a3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 24), a3);
+    a4 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 32), a4);
+    a5 = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 40), a5);
+  }
+  _mm256_storeu_ps(acc, a0);
+  _mm256_storeu_ps(acc + 8, a1);
+  _mm256_storeu_ps(acc + 16, a2);
+  _mm256_storeu_ps(acc + 24, a3);
+  _mm256_storeu_ps(acc + 32, a4);
+  _mm256_storeu_ps(acc + 40, a5);
+#else
+  for (int64_t c = 0; c < kC; ++c) acc[c] = 0.0f;
+  for (const float* n : taps)
+    for (int64_t c = 0; c < kC; ++c) acc[c] = __builtin_fmaf(0.1f, n[c], acc[c]);
+#endif
+}
+
+}  // namespace
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t V,
+                                                    double global_decay, double decay_multiplier,
+                                                    const float* noise, double spontaneous_rate,
+                                                    const float* waves, double internal_drive,
+                                                    float* out) {
+  const auto gd = static_cast<float>(global_decay), dm = static_cast<float>(decay_multiplier);
+  const auto sr = static_cast<float>(spontaneous_rate), idr = static_cast<float>(internal_drive);
+  for (int64_t v = 0; v < V; ++v) {
+    const float* c = field + v * kF;
+    const float* d = c + kC;
+    float* o = out + v * kC;
+    float scale[4];
+    float sum = 0.0f;  // mean(decay_rates, -1): a sequential float sum, / 4
+    for (int k = 0; k < 4; ++k) {
+      const float dr = sigmoid_scalar(d[k]);
+      scale[k] = (dr * gd) * dm;
+      sum = sum + dr;
+    }
+    const float temporal = ((sum / 4.0f) * gd) * dm;
+    for (int64_t j = 0; j < 32; ++j) o[j] = c[j] * scale[j & 3];
+    // working memory: new_temporal * 0.85 + momentum, momentum[j] = new_temporal[j-1] * 0.15
+    // (each new_temporal value made where it is read: the same float, and no carried value)
+    o[32] = (c[32] * temporal) * 0.85f + 0.0f;
+    for (int64_t j = 33; j < kC; ++j)
+      o[j] = (c[j] * temporal) * 0.85f + (c[j - 1] * temporal) * 0.15f;
+    if (noise != nullptr) {
+      const float w2 = waves[v] * 2.0f;
+      const float* n = noise + v * kC;
+      for (int64_t j = 0; j < kC; ++j) o[j] = o[j] + ((n[j] * sr) + w2) * idr;
+    }
+  }
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
+                                                          const float* strengths, int64_t R,
+                                                          const float* field, float* out,
+                                                          float* drive) {
+  for (int64_t x = 0; x < R; ++x)
+    for (int64_t y = 0; y < R; ++y)
+      for (int64_t z = 0; z < R; ++z) {
+        const int64_t v = (x * R + y) * R + z;
+        const float* s = strengths + v * 4;
+        const float* a0 = content + v * kC;
+        const float* nb[3][2] = {
+            {x > 0 ? a0 - R * R * kC : kZeroRow, x + 1 < R ? a0 + R * R * kC : kZeroRow},
+            {y > 0 ? a0 - R * kC : kZeroRow, y + 1 < R ? a0 + R * kC : kZeroRow},
+            {z > 0 ? a0 - kC : kZeroRow, z + 1 < R ? a0 + kC : kZeroRow}};
+        float* o = out + v * kC;
+        for (int64_t c = 0; c < kC; ++c) o[c] = a0[c];
+        for (int a = 0; a < 3; ++a) {
+          const float* m = nb[a][0];
+          const float* p = nb[a][1];
+          const float sa = s[a];
+          for (int64_t c = 0; c < kC; ++c) {
+            float lap = __builtin_fmaf(1.0f, m[c], 0.0f);
+            lap = __builtin_fmaf(-2.0f, a0[c], lap);
+            lap = __builtin_fmaf(1.0f, p[c], lap);
+            const float term = lap * sa;
+            o[c] = o[c] + term;
+          }
+        }
+        // the coupling's tanh argument: content * sigmoid(plasticity[0])
+        const float p0 = sigmoid_scalar(field[v * kF + kC + 12]);
+        float* dr = drive + v * kC;
+        for (int64_t c = 0; c < kC; ++c) dr[c] = o[c] * p0;
+      }
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD EvolveTail
+coupling_and_dynamics(const float* content, const float* activation, const float* field, int64_t R,
+                      double self_modification, double exploration, const float* resource_terms,
+                      double error_weight, float* out) {
+  EvolveTail tail;
+  const auto s = static_cast<float>(self_modification);
+  const auto ex = static_cast<float>(exploration);
+  const auto keep = static_cast<float>(0.95), step = static_cast<float>(1 - 0.95);
+  const auto w_base = static_cast<float>(1 - error_weight),
+             w_mod = static_cast<float>(error_weight);
+  float max_abs = 0.0f;
+  bool nan = false;
+  alignas(64) float acc[kC];
+  // one z-line at a time: its coupled content first, then its per-voxel moments as ATen
+  // reduces them (aten_sums.h), then its dynamics
+  thread_local std::vector<float> line_abs, line_energy, line_var;
+  thread_local std::vector<int> line_small;
+  line_abs.resize(static_cast<size_t>(R * kC));
+  line_energy.resize(static_cast<size_t>(R));
+  line_var.resize(static_cast<size_t>(R));
+  line_small.resize(static_cast<size_t>(R));
+  for (int64_t x = 0; x < R; ++x)
+    for (int64_t y = 0; y < R; ++y) {
+      const int64_t v0 = (x * R + y) * R;
+      for (int64_t z = 0; z < R; ++z) {
+        const int64_t v = v0 + z;
+        const float* d = field + v * kF + kC;
+        const float* b = content + v * kC;
+        float* o = out + v * kF;
+        // neighbour_sum(activation, 0.1): 26 FMAs in (dx, dy, dz) order
+        const float* taps[26];
+        int t = 0;
+        for (int dx = -1; dx <= 1; ++dx)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dz = -1; dz <= 1; ++dz) {
+              if (dx == 0 && dy == 0 && dz == 0) continue;
+              const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
+              const bool inside = nx >= 0 && nx < R && ny >= 0 && ny < R && nz >= 0 && nz < R;
+              taps[t++] = inside ? activation + ((nx * R + ny) * R + nz) * kC : kZeroRow;
+            }
+        neighbour_fma_chain(taps, acc);
+        const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
+        const float p1 = sigmoid_scalar(d[13]);
+        float* a_line = line_abs.data() + z * kC;
+        // (a NaN here shows as a NaN energy below: no per-value test, so this loop vectorises)
+        int count_small = 0;
+        float mx = max_abs;
+        for (int64_t c = 0; c < kC; ++c) {
+          const float influence = acc[c] * avg_weight;
+          const float r = b[c] + influence * p1;
+          o[c] = r;
+          const float a = std::fabs(r);
+          a_line[c] = a;
+          count_small += a < 0.1f ? 1 : 0;
+          mx = a > mx ? a : mx;
+        }
+        max_abs = mx;
+        line_small[static_cast<size_t>(z)] = count_small;
+      }
+      // _evolve_dynamics: energy = mean(|c|, -1), variance = var(c, -1), sparsity
+      aten_row_sums(line_abs.data(), R, kC, kC, line_energy.data());
+      aten_row_vars(out + v0 * kF, R, kF, kC, line_var.data());
+      for (int64_t z = 0; z < R; ++z) {
+        const int64_t v = v0 + z;
+        const float* d = field + v * kF + kC;
+        float* od = out + v * kF + kC;
+        const float energy = line_energy[static_cast<size_t>(z)] / 48.0f;
+        nan |= energy != energy;  // a NaN among the voxel's content
+        const float variance = line_var[static_cast<size_t>(z)];
+        const float sparsity = static_cast<float>(line_small[static_cast<size_t>(z)]) / 48.0f;
+        float update[16] = {};
+        update[0] = (-energy) * s;
+        update[4] = variance * s;
+        update[8] = (sparsity * s) * 0.5f;
+        update[12] = (((energy * ex) - 0.5f) * s) * 0.5f;
+        const float* t = resource_terms != nullptr ? resource_terms + v * 12 : nullptr;
+        for (int k = 0; k < 16; ++k) {
+          float base = d[k] * keep + update[k] * step;
+          if (t != nullptr) {
+            // allocate_field_resources: 0.9 * base + the mask term (channels 8-11 unchanged)
+            const float modulated =
+                k < 8 ? base * 0.9f + t[k] : (k < 12 ? base : base * 0.9f + t[k - 4]);
+            base = base * w_base + modulated * w_mod;
+          }
+          nan |= base != base;
+          od[k] = base < -5.0f ? -5.0f : (base > 5.0f ? 5.0f : base);
+        }
+      }
+    }
+  tail.max_abs_content = max_abs;
+  tail.has_nan = nan;
+  return tail;
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void attractor_term(float* __restrict total,
+                                                 const float* __restrict pattern,
+                                                 const float* __restrict field, int64_t n,
+                                                 float strength, float valence, float scale,
+                                                 float k, bool first) {
+  if (first) {
+    for (int64_t i = 0; i < n; ++i)
+      total[i] = ((((pattern[i] - field[i]) * strength) * valence) * scale) * k;
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      total[i] = total[i] + ((((pattern[i] - field[i]) * strength) * valence) * scale) * k;
+  }
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void add_into(float* __restrict x, const float* __restrict t,
+                                           int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] + t[i];
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void unit_products(const float* __restrict unit,
+                                                const float* __restrict pattern, float norm,
+                                                int64_t n, float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = unit[i] * (pattern[i] / norm);
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void squares(const float* __restrict x, int64_t n,
+                                          float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i];
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD void divided(const float* __restrict x, float d, int64_t n,
+                                          float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] / d;
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64_t n) {
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  float mx = 0.0f;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int64_t i = 0; i < m; ++i) {
+      const float a = std::fabs(x[i0 + i]);
+      block[i] = a;
+      mx = a > mx ? a : mx;
+    }
+    sum.add(block, m);
+  }
+  AbsStats st;
+  st.sum = sum.result();
+  st.max = mx;
+  st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
+  return st;
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats add_and_abs_stats(float* __restrict x, float add, int64_t n) {
+  AtenRowSum sum(n);
+  alignas(64) float block[kBlock];
+  float mx = 0.0f;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int64_t i = 0; i < m; ++i) {
+      const float r = x[i0 + i] + add;
+      x[i0 + i] = r;
+      const float a = std::fabs(r);
+      block[i] = a;
+      mx = a > mx ? a : mx;
+    }
+    sum.add(block, m);
+  }
+  AbsStats st;
+  st.sum = sum.result();
+  st.max = mx;
+  st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
+  return st;
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD float channel_abs_sum(const float* x, int64_t V, int64_t C,
+                                                   int64_t channels) {
+  AtenRowSum sum(V * channels);
+  alignas(64) float block[kBlock];
+  const int64_t per_block = kBlock / channels;
+  for (int64_t v0 = 0; v0 < V; v0 += per_block) {
+    const int64_t m = std::min(per_block, V - v0);
+    for (int64_t v = 0; v < m; ++v)
+      for (int64_t c = 0; c < channels; ++c)
+        block[v * channels + c] = std::fabs(x[(v0 + v) * C + c]);
+    sum.add(block, m * channels);
+  }
+  return sum.result();
+}
+
+}  // namespace fieldbrain::legacy

@@ -7,7 +7,19 @@
 // from test/catch_main.cpp on v2 and from Catch2::Catch2WithMain on v3 (test/CMakeLists.txt).
 #pragma once
 
-#if __has_include(<catch2/catch_all.hpp>)
+// Which Catch2 CMake found (test/CMakeLists.txt defines FIELDBRAIN_CATCH2_MAJOR for every test):
+// the headers must match the library linked, even where both versions' headers are installed
+// (a CUDA machine's image with Catch2 v3 beside the v2 this project unpacked). Without the
+// definition (a file compiled outside test/), whichever headers exist.
+#if defined(FIELDBRAIN_CATCH2_MAJOR)
+#define FIELDBRAIN_CATCH2_USE_V3 (FIELDBRAIN_CATCH2_MAJOR >= 3)
+#elif __has_include(<catch2/catch_all.hpp>)
+#define FIELDBRAIN_CATCH2_USE_V3 1
+#else
+#define FIELDBRAIN_CATCH2_USE_V3 0
+#endif
+
+#if FIELDBRAIN_CATCH2_USE_V3
 
 #include <string>
 

@@ -95,6 +95,18 @@ int main(int argc, char** argv) {
   }
   try {
     Server server(cli.config, *engine, fleet.get());
+    // On every way out of this block (an exception too): the server stops (its robots saved
+    // while this server still holds them), then the fleet's admission threads, which call the
+    // server's worker back, finish before the server is destroyed.
+    struct LeaveFleetFirst {
+      Server& server;
+      fieldbrain::server::cluster::FleetGate* gate;
+      ~LeaveFleetFirst() {
+        if (!gate) return;
+        server.stop();
+        gate->stop();
+      }
+    } leave_fleet_first{server, fleet.get()};
     web::WebMonitor web_monitor(server);  // web_port; off by default
     // Block the signals in this thread before any other thread starts would be the POSIX
     // way; Asio's signal_set handles delivery to whichever thread and queues it for us.

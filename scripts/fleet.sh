@@ -37,7 +37,9 @@ stop_all() {
 }
 trap stop_all EXIT INT TERM
 
-etcd --name fleet --data-dir "$out/etcd" --logger zap \
+# etcd and HAProxy in sessions of their own: Ctrl-C (SIGINT to the terminal's process group)
+# reaches the servers, which save, while etcd stays up until they are done (stop_all).
+setsid etcd --name fleet --data-dir "$out/etcd" --logger zap \
   --listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
   --listen-peer-urls "http://127.0.0.1:$((base + 380))" \
   --initial-advertise-peer-urls "http://127.0.0.1:$((base + 380))" \
@@ -65,7 +67,7 @@ done
 export FLEET_LISTEN=127.0.0.1:$((base + 999)) FLEET_STATS=127.0.0.1:$((base + 990))
 export FLEET_S1=127.0.0.1:$((base + 1)) FLEET_S2=127.0.0.1:$((base + 2)) FLEET_S3=127.0.0.1:$((base + 3))
 export FLEET_W1=$((base + 81)) FLEET_W2=$((base + 82)) FLEET_W3=$((base + 83))
-haproxy -db -f deploy/haproxy.cfg >"$out/haproxy.log" 2>&1 &
+setsid haproxy -db -f deploy/haproxy.cfg >"$out/haproxy.log" 2>&1 &
 pids+=($!)
 
 cat <<INFO

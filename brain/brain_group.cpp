@@ -145,45 +145,10 @@ void BrainGroupImpl::view(int64_t begin, int64_t end) {
 torch::Tensor BrainGroupImpl::step(const std::vector<Row>& rows, const torch::Tensor& sensors,
                                    const torch::Tensor& reward) {
   if (rows.empty()) throw std::invalid_argument("BrainGroup::step: no rows");
-  const auto k = static_cast<int64_t>(rows.size());
-  const int64_t S = config_.sensory_dim, M = config_.motor_dim;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (!position_.count(rows[i])) {
-      throw std::invalid_argument(fmt::format("BrainGroup::step: row {} is not claimed", rows[i]));
-    }
-    for (size_t j = i + 1; j < rows.size(); ++j) {
-      if (rows[i] == rows[j]) {
-        throw std::invalid_argument(fmt::format("BrainGroup::step: row {} appears twice", rows[i]));
-      }
-    }
-  }
-  const auto s = host_input("BrainGroup::step", sensors, "sensors", {k, S});
-  const auto r = host_input("BrainGroup::step", reward, "reward", {k});
-
-  arrange(rows);
-  // Inputs into position order; the motors come back in it.
-  order_.resize(rows.size());
-  bool identity = true;
-  float* sp = sensors_.data_ptr<float>();
-  float* rp = reward_.data_ptr<float>();
-  for (int64_t i = 0; i < k; ++i) {
-    const int64_t p = position_.at(rows[i]);
-    order_[i] = p;
-    identity = identity && p == i;
-    std::memcpy(sp + p * S, s.data_ptr<float>() + i * S, sizeof(float) * S);
-    rp[p] = r.data_ptr<float>()[i];
-  }
-  view(0, k);
-  // Checked above: the cycle itself, without FieldBrain::step's second check of the same values.
-  auto motors = torch::empty({k, M}, torch::kFloat);
-  brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k), motors);
-  if (identity) return motors;
-  auto out = torch::empty({k, M}, torch::kFloat);
-  for (int64_t i = 0; i < k; ++i) {
-    std::memcpy(out.data_ptr<float>() + i * M, motors.data_ptr<float>() + order_[i] * M,
-                sizeof(float) * M);
-  }
-  return out;
+  // The same cycle as step_into, into a motors tensor made for the caller.
+  auto motors = torch::empty({static_cast<int64_t>(rows.size()), config_.motor_dim}, torch::kFloat);
+  step_into(rows, sensors, reward, motors);
+  return motors;
 }
 
 void BrainGroupImpl::step_into(const std::vector<Row>& rows, const torch::Tensor& sensors,

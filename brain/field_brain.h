@@ -89,13 +89,23 @@ class FieldBrainImpl : public torch::nn::Module {
   struct Scratch {};
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);
   void build(bool draw_initial_state);
-  // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]).
+  // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]). Fills the
+  // host-known facts, runs the config's cycle (the one place that asks which), finishes.
   void run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
-  // The cycle's device part, from uploading the fact tables to the motors and the telemetry in
-  // their device buffers (on the fast path: host-free, what brain/cycle_graph.h captures).
-  void device_cycle(const CycleContext& ctx);
+  // The two cycles, each in its own file reading top to bottom like docs/cycle.md:
+  // brain/cycle_reference.cpp (ATen ops; the draws in buffers) and brain/cycle_fused.cpp (the
+  // fused operators; the host bookkeeping first, then the host-free device part that
+  // brain/cycle_graph.h records and replays on CUDA). allocate_* make each one's scratch.
+  void allocate_reference_scratch();
+  void allocate_fused_scratch();
+  void reference_cycle(const CycleContext& ctx);
+  void fused_cycle(const CycleContext& ctx);
+  void fused_device_cycle(const CycleContext& ctx);
+  // The end of both cycles' device part: the next cycle's noise key, this one's telemetry.
+  void finish_device_cycle(const torch::Tensor& imprinted);
 
   BrainConfig config_;
+  BrainCycle cycle_ = BrainCycle::Reference;  // config_.cycle(), read once by build()
   std::vector<uint64_t> keys_;
   torch::Device device_;
   torch::Tensor field_;      // [B,64,R,R,R]

@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_config.h"
+
 namespace fieldbrain {
 
 // field   [B,64,R,R,R] float32   the field after the imprint (not modified)
@@ -38,8 +40,9 @@ struct FieldDynamicsOptions {
   FieldDynamicsOptions(int64_t batch, int64_t resolution) : batch_(batch), resolution_(resolution) {}
   TORCH_ARG(int64_t, batch);
   TORCH_ARG(int64_t, resolution);
-  // "reference" (field_step_reference), "fast" (the registered fieldbrain::field_step op),
-  // "script" (the built-in TorchScript step) or the path of an exported TorchScript step.
+  // A brain config's field_step (parse_field_step, read once by the constructor): "reference"
+  // (field_step_reference), "fast" (the registered fieldbrain::field_step op), "script" (the
+  // built-in TorchScript step) or the path of an exported TorchScript step.
   TORCH_ARG(std::string, field_step) = "reference";
   TORCH_ARG(torch::Device, device) = torch::kCPU;
   // The fused fast path (brain/FUSED.md): compute_wave runs fieldbrain::spontaneous_wave_out
@@ -85,6 +88,7 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor next;
 
  private:
+  FieldStepImpl step_impl_ = FieldStepImpl::Aten;  // options.field_step(), parsed
   std::shared_ptr<class ScriptedFieldStep> script_;  // for "script" and .pt paths
 };
 TORCH_MODULE(FieldDynamics);

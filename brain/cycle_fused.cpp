@@ -14,7 +14,7 @@ namespace fieldbrain {
 
 void FieldBrainImpl::allocate_fused_scratch() {
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device_);
-  parts_->readout = torch::zeros({batch(), ops::kReadoutWidth}, opts);
+  parts_->readout = register_scratch(torch::zeros({batch(), ops::kReadoutWidth}, opts));
 }
 
 void FieldBrainImpl::fused_cycle(const CycleContext& ctx) {
@@ -29,10 +29,7 @@ void FieldBrainImpl::fused_cycle(const CycleContext& ctx) {
   }
   // The fused parts' ring counts and cycles without input: their launches read this cycle's
   // counts from the tables filled before.
-  p.hierarchy->advance_host(ctx);
-  p.imprint->advance_host(ctx);
-  p.modulation->advance_host(ctx);
-  p.prediction->advance_host(ctx);
+  for (BrainModule* m : modules_) m->advance_host(ctx);
   stages_.mark("inputs");
   if (device_.is_cuda()) {
     graph_->run(B, [&] { fused_device_cycle(ctx); });

@@ -18,10 +18,10 @@ void FieldBrainImpl::allocate_reference_scratch() {
   const int64_t B = batch(), M = config_.motor_dim, R = config_.resolution;
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device_);
   Parts& p = *parts_;
-  p.eps_loc = torch::zeros({B, R, R, R}, opts);
-  p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
-  p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
-  p.eps_x = torch::zeros({B, M}, opts);
+  p.eps_loc = register_scratch(torch::zeros({B, R, R, R}, opts));
+  p.eps_sp = register_scratch(torch::zeros({B, 48, R, R, R}, opts));
+  p.eps_m = register_scratch(torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts));
+  p.eps_x = register_scratch(torch::zeros({B, M}, opts));
 }
 
 void FieldBrainImpl::reference_cycle(const CycleContext& ctx) {

@@ -68,6 +68,10 @@ void FieldBrainImpl::build(bool draw_initial_state) {
     throw std::invalid_argument(
         fmt::format("brain config: device = \"{}\" but CUDA is not available", config_.device));
   }
+  cycle_ = config_.cycle();
+  if (cycle_ == BrainCycle::Legacy) {
+    throw std::invalid_argument("FieldBrain: \"profile\": \"legacy\" runs brain/legacy, not this brain");
+  }
   device_ = torch::Device(config_.device);
   const int64_t B = static_cast<int64_t>(keys_.size());
   const int64_t S = config_.sensory_dim, M = config_.motor_dim, R = config_.resolution;
@@ -76,10 +80,6 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   cycles_ = register_buffer("cycles", torch::zeros({B}, torch::kLong));
   telemetry_ = register_buffer("telemetry", torch::zeros({B, kTeleColumns}, opts));
 
-  cycle_ = config_.cycle();
-  if (cycle_ == BrainCycle::Legacy) {
-    throw std::invalid_argument("FieldBrain: \"profile\": \"legacy\" runs brain/legacy, not this brain");
-  }
   // The fused cycle's modules are built with their fused variants (brain/FUSED.md).
   const bool fused = cycle_ == BrainCycle::Fused;
   parts_ = std::make_unique<Parts>();
@@ -107,6 +107,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
   p.facts.allocate(B, S, device_, config_.attractor_capacity);
+  for (const auto& t : p.facts.tensors()) register_scratch(t);  // rewritten every cycle
+  modules_ = brain_modules(*this);
   switch (cycle_) {
     case BrainCycle::Reference: allocate_reference_scratch(); break;
     case BrainCycle::Fused: allocate_fused_scratch(); break;
@@ -188,14 +190,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     int64_t* f = p.facts.row(b);
     f[kFactCycle] = n[b];
     f[kFactHasInput] = has_input ? 1 : 0;
-    f[kFactHistCount] = p.hierarchy->hist->count(b);
-    f[kFactRecentCount] = p.prediction->recent->count(b);
-    for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = p.hierarchy->herr[k]->count(b);
-    f[kFactPerrCount] = p.modulation->perr->count(b);
-    f[kFactPimpCount] = p.modulation->pimp->count(b);
-    f[kFactNovCount] = p.modulation->nov->count(b);
-    f[kFactMapCount] = p.imprint->map->count(b);
-    f[kFactCyclesWithoutInput] = p.modulation->cycles_without_input(b);
+    for (const BrainModule* m : modules_) m->write_facts(b, f);  // their rings' counts
     float* v = p.facts.values_row(b);
     v[kValueCycle] = static_cast<float>(n[b]);
     v[kValueScored] = n[b] >= 1 ? 1.0f : 0.0f;
@@ -240,87 +235,6 @@ void FieldBrainImpl::finish_device_cycle(const torch::Tensor& imprinted) {
       {kTeleImprintApplied, &imprinted}};
   for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
   stages_.mark("telemetry");
-}
-
-torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& brains,
-                                         const torch::Tensor& sensors, const torch::Tensor& reward) {
-  if (brains.empty()) throw std::invalid_argument("FieldBrain::step_group: no brains");
-  const auto k = static_cast<int64_t>(brains.size());
-  const BrainConfig& config = brains[0]->config_;
-  const std::string config_key = nlohmann::json(config).dump();
-  for (auto* brain : brains) {
-    if (brain == nullptr) throw std::invalid_argument("FieldBrain::step_group: null brain");
-    if (brain->batch() != 1) {
-      throw std::invalid_argument("FieldBrain::step_group: every brain must hold one robot");
-    }
-    if (nlohmann::json(brain->config_).dump() != config_key) {
-      throw std::invalid_argument("FieldBrain::step_group: brains have different configs");
-    }
-  }
-  for (int64_t i = 0; i < k; ++i) {
-    for (int64_t j = i + 1; j < k; ++j) {
-      if (brains[i] == brains[j]) throw std::invalid_argument("FieldBrain::step_group: a brain appears twice");
-    }
-  }
-  const auto s = host_input("FieldBrain::step_group", sensors, "sensors", {k, config.sensory_dim});
-  const auto r = host_input("FieldBrain::step_group", reward, "reward", {k});
-
-  // One scratch batch per thread, rebuilt when the config or the group size changes (a
-  // cache per size would hold an attractor bank per robot per size).
-  thread_local std::string scratch_key;
-  thread_local std::shared_ptr<FieldBrainImpl> scratch;
-  const std::string key = config_key + "#" + std::to_string(k);
-  if (!scratch || scratch_key != key) {
-    scratch.reset();
-    scratch.reset(new FieldBrainImpl(config, std::vector<uint64_t>(k, 0), Scratch{}));
-    scratch_key = key;
-  }
-  torch::NoGradGuard no_grad;
-  // Every buffer is copied robot by robot, except the attractor bank: only its live slots
-  // (known on the host) are ever read, so only those travel.
-  auto copy_bank = [](const FieldBrainImpl& from_brain, const torch::Tensor& from, const torch::Tensor& to,
-                      bool into_batch, int64_t i) {
-    const auto valid = from_brain.parts_->attractors->valid;
-    const int64_t row = into_batch ? 0 : i;
-    const auto* ok = valid[row].data_ptr<int64_t>();
-    for (int64_t j = 0; j < valid.size(1); ++j) {
-      if (!ok[j]) continue;
-      if (into_batch) to[i][j].copy_(from[0][j]);
-      else to[0][j].copy_(from[i][j]);
-    }
-  };
-  const auto batch_buffers = scratch->named_buffers(true);
-  for (int64_t i = 0; i < k; ++i) {
-    const auto own = brains[i]->named_buffers(true);
-    for (size_t b = 0; b < own.size(); ++b) {
-      if (own[b].key() == "attractors.bank") {
-        copy_bank(*brains[i], own[b].value(), batch_buffers[b].value(), true, i);
-      } else {
-        batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
-      }
-    }
-    scratch->keys_[i] = brains[i]->keys_[0];
-  }
-  torch::Tensor motors;
-  try {
-    motors = torch::empty({k, config.motor_dim}, torch::kFloat);
-    scratch->run_cycle(s, r, motors);
-  } catch (...) {
-    scratch.reset();  // do not reuse a half-stepped scratch
-    throw;
-  }
-  for (int64_t i = 0; i < k; ++i) {
-    const auto own = brains[i]->named_buffers(true);
-    for (size_t b = 0; b < own.size(); ++b) {
-      if (own[b].key() == "attractors.bank") {
-        copy_bank(*scratch, batch_buffers[b].value(), own[b].value(), false, i);
-      } else {
-        own[b].value().copy_(batch_buffers[b].value().slice(0, i, i + 1));
-      }
-    }
-    brains[i]->last_cycle_ms_ = scratch->last_cycle_ms_;
-  }
-  return motors;
 }
 
 int64_t FieldBrainImpl::cycle_graph_replays() const { return graph_ ? graph_->replays() : 0; }

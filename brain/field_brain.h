@@ -19,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/brain_module.h"
 #include "brain/cycle_graph.h"
 #include "brain/persistence.h"
 #include "brain/stage_timer.h"
@@ -30,8 +31,11 @@ struct CycleContext;
 // splitmix64 finaliser of docs/cycle.md "Randomness": the Philox seed of robot `key`.
 uint64_t robot_seed(uint64_t seed, uint64_t key);
 
-class FieldBrainImpl : public torch::nn::Module {
+class FieldBrainImpl : public BrainModule {
  public:
+  // A brain's batch is its robot keys: a BrainGroup sets them with each row view (its modules
+  // are told the batch by RobotRows); nothing else to change here.
+  void set_batch(int64_t) override {}
   // B = robot_keys.size() robots sharing (S, M, R); robot i's random numbers are the Philox
   // streams of seed robot_seed(config.seed, robot_keys[i]) (docs/cycle.md "Randomness"). Throws std::invalid_argument on a bad config.
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys);
@@ -106,6 +110,7 @@ class FieldBrainImpl : public torch::nn::Module {
 
   BrainConfig config_;
   BrainCycle cycle_ = BrainCycle::Reference;  // config_.cycle(), read once by build()
+  std::vector<BrainModule*> modules_;  // every module of the cycle (brain_modules), for host work
   std::vector<uint64_t> keys_;
   torch::Device device_;
   torch::Tensor field_;      // [B,64,R,R,R]

@@ -156,7 +156,7 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
     case FieldStepImpl::Aten:
       break;
     case FieldStepImpl::Fused:
-      next = torch::empty({B, 64, R, R, R}, opts);
+      next = register_scratch(torch::empty({B, 64, R, R, R}, opts));
       if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
         throw std::invalid_argument(
             "brain config: field_step = \"fast\" but the fieldbrain::field_step operator is not "

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/brain_module.h"
 
 namespace fieldbrain {
 
@@ -53,9 +54,10 @@ struct FieldDynamicsOptions {
 
 // Holds the per-robot wave vectors of the spontaneous activity (docs/cycle.md construction draws
 // 2-3) and runs the configured field step.
-class FieldDynamicsImpl : public torch::nn::Module {
+class FieldDynamicsImpl : public BrainModule {
  public:
   explicit FieldDynamicsImpl(FieldDynamicsOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Construction 2-3 for robot b from its Philox seed (docs/cycle.md "Randomness"): the
   // number of wave vectors, then the vectors.
@@ -84,7 +86,7 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor wave;          // [B,R,R,R] scratch
   torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
   // [B,64,R,R,R] output of step_seeded (fast path only). Per-robot scratch, not a buffer:
-  // BrainGroupImpl::scratch_of lists it so a group's row views re-point it with the field.
+  // registered (brain/brain_module.h), so row views re-point it with the field.
   torch::Tensor next;
 
  private:

@@ -49,18 +49,29 @@ const char* to_string(LegacyClock c) { return config::choice_name(c, kClocks); }
 const char* to_string(LegacyPlanner p) { return config::choice_name(p, kPlanners); }
 const char* to_string(LegacyReward r) { return config::choice_name(r, kRewards); }
 
+FieldStepImpl parse_field_step(const std::string& field_step) {
+  if (field_step == "reference") return FieldStepImpl::Aten;
+  if (field_step == "fast") return FieldStepImpl::Fused;
+  if (field_step == "script") return FieldStepImpl::Script;
+  if (names_a_file(field_step)) return FieldStepImpl::ScriptFile;
+  config::not_a_choice("brain.field_step", field_step, field_step_names(),
+                       ", or the path of a TorchScript .pt file");
+}
+
+BrainCycle BrainConfig::cycle() const {
+  if (profile == BrainProfile::Legacy) return BrainCycle::Legacy;
+  return field_step_impl() == FieldStepImpl::Fused ? BrainCycle::Fused : BrainCycle::Reference;
+}
+
+FieldStepImpl BrainConfig::field_step_impl() const { return parse_field_step(field_step); }
+
 void BrainConfig::validate() const {
   check_range("sensory_dim", sensory_dim, 1, 1024);
   check_range("motor_dim", motor_dim, 1, 1024);
   check_range("resolution", resolution, 8, 128);
   check_range("attractor_capacity", attractor_capacity, 1, 256);
   check_range("telemetry_every", telemetry_every, 1, int64_t{1} << 40);
-  const auto& steps = field_step_names();
-  if (std::find(steps.begin(), steps.end(), field_step) == steps.end() &&
-      !names_a_file(field_step)) {
-    config::not_a_choice("brain.field_step", field_step, steps,
-                         ", or the path of a TorchScript .pt file");
-  }
+  parse_field_step(field_step);  // throws naming the valid values
   if (device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
     config::not_a_choice("brain.device", device, {"cpu", "cuda"}, ", or \"cuda:N\"");
   }

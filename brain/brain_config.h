@@ -14,6 +14,24 @@ namespace fieldbrain {
 // - Legacy ("legacy"): em-brain's original field brain number for number under the pins of
 //   brain/legacy/LEGACY.md (docs/legacy.md): one brain per robot, CPU only.
 enum class BrainProfile { Fieldbrain, Legacy };
+// The cycle a brain runs: decided once, from "profile" and "field_step", by BrainConfig::cycle()
+// (validate() has refused every other spelling). Each has one file that reads top to bottom
+// like docs/cycle.md:
+// - Reference (brain/cycle_reference.cpp): profile "fieldbrain", field_step "reference",
+//   "script" or a .pt path: ATen ops one-to-one with scripts/reference, the field step chosen
+//   by field_step_impl();
+// - Fused (brain/cycle_fused.cpp): profile "fieldbrain", field_step "fast": the fused operators
+//   of brain/FUSED.md, the device part host-free (what brain/cycle_graph.h records on CUDA);
+// - Legacy (brain/legacy/): profile "legacy" (field_step is ignored there).
+enum class BrainCycle { Reference, Fused, Legacy };
+// Which implementation runs step 7 (the field step, brain/field_dynamics.h):
+// Aten ("reference": field_step_reference), Script ("script": the built-in TorchScript),
+// ScriptFile (any other value: the path of an exported TorchScript .pt), Fused ("fast": the
+// fused fieldbrain::field_step operator; only in the Fused cycle, and the only step it runs).
+enum class FieldStepImpl { Aten, Script, ScriptFile, Fused };
+// The field_step value's meaning. Throws std::invalid_argument (naming the valid values) for a
+// value that is none of the names and does not look like a path.
+FieldStepImpl parse_field_step(const std::string& field_step);
 // The legacy profile's clock (P3 of the profiling notes): Fixed gives cycle n the time
 // kLegacyClockStartS + n * kLegacyClockStepS, so a run is reproducible and matches the pinned
 // original; Wall reads the system clock, as em-brain's own server does.
@@ -46,7 +64,10 @@ struct BrainConfig {
   int64_t attractor_capacity = 8;  // A, 1..256
   uint64_t seed = 42;              // with the robot key, seeds each robot's Philox streams
   int64_t telemetry_every = 100;   // deferred-telemetry cadence (cycles), >= 1
-  std::string field_step = "reference";  // "reference" | "fast" | "script" | path to a .pt
+  // "reference" | "fast" | "script" | path to a .pt: the config's spelling of two choices,
+  // the cycle ("fast": the fused one) and the reference cycle's field step; code asks cycle()
+  // and field_step_impl(), never compares this string.
+  std::string field_step = "reference";
   std::string device = "cpu";      // "cpu" | "cuda"; "cpu" only with the legacy profile
   LegacyClock legacy_clock = LegacyClock::Fixed;        // legacy profile only
   LegacyPlanner legacy_planner = LegacyPlanner::Off;    // legacy profile only
@@ -58,6 +79,11 @@ struct BrainConfig {
   // them); the legacy_* keys set away from their defaults without "profile": "legacy" are
   // refused (they would silently do nothing).
   void validate() const;
+
+  // The cycle this config runs and its field step (see BrainCycle, FieldStepImpl). Throw
+  // std::invalid_argument on an invalid field_step, as validate() does.
+  BrainCycle cycle() const;
+  FieldStepImpl field_step_impl() const;
 };
 
 // Unknown keys are refused (std::invalid_argument naming the key): a typo in a config file

@@ -5,27 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "brain/field_brain_parts.h"
 #include "brain/host_input.h"
 
 namespace fieldbrain {
-
-std::vector<torch::Tensor> BrainGroupImpl::scratch_of(FieldBrainImpl& brain) {
-  const auto& p = *brain.parts_;
-  // Per-robot scratch that exists on this path: the draws (eps_sp only on the reference
-  // path: the fast field step makes its noise in the kernel), the fast path's read-out, the
-  // field step's scalars that the fused modulation fills, the hierarchy's pending update and
-  // the fast field step's output.
-  std::vector<torch::Tensor> scratch;
-  for (const auto* t : {&p.eps_loc, &p.eps_sp, &p.eps_m, &p.eps_x, &p.readout,
-                        &p.modulation->step_scalars(), &p.hierarchy->pending, &p.dynamics->next}) {
-    if (t->defined()) scratch.push_back(*t);
-  }
-  for (const auto& t : p.facts.tensors()) scratch.push_back(t);  // the static fact tables
-  scratch.push_back(p.attractors->workspace);
-  for (const auto& t : p.imprint->scratch()) scratch.push_back(t);  // the fused imprint's
-  return scratch;
-}
 
 BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(std::move(config)) {
   config_.validate();
@@ -33,7 +15,7 @@ BrainGroupImpl::BrainGroupImpl(BrainConfig config, int64_t capacity) : config_(s
   brain_.reset(
       new FieldBrainImpl(config_, std::vector<uint64_t>(capacity, 0), FieldBrainImpl::Scratch{}));
   register_module("brain", brain_);
-  rows_ = std::make_unique<RobotRows>(*brain_, scratch_of(*brain_), capacity);
+  rows_ = std::make_unique<RobotRows>(*brain_, capacity);
   cycles_ = rows_->full("cycles");
   owner_.assign(capacity, -1);
   keys_.assign(capacity, 0);
@@ -91,7 +73,7 @@ void BrainGroupImpl::grow() {
   const int64_t old_cap = capacity(), cap = 2 * old_cap;
   std::shared_ptr<FieldBrainImpl> bigger(
       new FieldBrainImpl(config_, std::vector<uint64_t>(cap, 0), FieldBrainImpl::Scratch{}));
-  auto rows = std::make_unique<RobotRows>(*bigger, scratch_of(*bigger), cap);
+  auto rows = std::make_unique<RobotRows>(*bigger, cap);
   for (int64_t p = 0; p < old_cap; ++p) {
     if (owner_[p] >= 0) rows_->copy_to(*rows, p, p);
   }

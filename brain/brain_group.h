@@ -84,8 +84,6 @@ class BrainGroupImpl : public torch::nn::Module {
   const StageTimer& stage_times() const;
 
  private:
-  // The per-robot scratch of the cycle that follows the row view (the cycle's draws).
-  static std::vector<torch::Tensor> scratch_of(FieldBrainImpl& brain);
   int64_t position(Row row) const;
   int64_t free_position();
   void grow();

@@ -68,6 +68,10 @@ void FieldBrainImpl::build(bool draw_initial_state) {
     throw std::invalid_argument(
         fmt::format("brain config: device = \"{}\" but CUDA is not available", config_.device));
   }
+  cycle_ = config_.cycle();
+  if (cycle_ == BrainCycle::Legacy) {
+    throw std::invalid_argument("FieldBrain: \"profile\": \"legacy\" runs brain/legacy, not this brain");
+  }
   device_ = torch::Device(config_.device);
   const int64_t B = static_cast<int64_t>(keys_.size());
   const int64_t S = config_.sensory_dim, M = config_.motor_dim, R = config_.resolution;
@@ -76,43 +80,40 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   cycles_ = register_buffer("cycles", torch::zeros({B}, torch::kLong));
   telemetry_ = register_buffer("telemetry", torch::zeros({B, kTeleColumns}, opts));
 
+  // The fused cycle's modules are built with their fused variants (brain/FUSED.md).
+  const bool fused = cycle_ == BrainCycle::Fused;
   parts_ = std::make_unique<Parts>();
   graph_ = std::make_unique<CycleGraph>();
   Parts& p = *parts_;
   p.hierarchy = register_module(
-      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_).fused(
-                       config_.field_step == "fast")));
+      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_).fused(fused)));
   p.error_field = register_module(
-      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_).fused(
-                         config_.field_step == "fast")));
+      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_).fused(fused)));
   p.imprint = register_module(
-      "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(config_.field_step == "fast")));
+      "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(fused)));
   p.modulation = register_module(
-      "modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_).fused(
-                        config_.field_step == "fast")));
+      "modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_).fused(fused)));
   p.attractors = register_module(
       "attractors",
       RewardAttractors(RewardAttractorsOptions(B, config_.attractor_capacity, R).device(device_)));
   p.dynamics = register_module(
       "dynamics", FieldDynamics(FieldDynamicsOptions(B, R)
                                  .field_step(config_.field_step)
-                                 .fused(config_.field_step == "fast")
+                                 .fused(fused)
                                  .device(device_)));
   p.pooling = register_module("pooling", SpatialPooling(SpatialPoolingOptions(B).device(device_)));
-  const bool fast = config_.field_step == "fast";
   p.prediction = register_module(
-      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_).fused(fast)));
+      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_).fused(fused)));
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
   p.facts.allocate(B, S, device_, config_.attractor_capacity);
-  // The fast field step makes eps_sp inside its kernel and the fused imprint eps_loc inside
-  // its own: no [B,48,R,R,R] or [B,R,R,R] buffer then.
-  if (config_.field_step != "fast") p.eps_loc = torch::zeros({B, R, R, R}, opts);
-  if (config_.field_step != "fast") p.eps_sp = torch::zeros({B, 48, R, R, R}, opts);
-  // The fast path's motors make eps_m, eps_x in their kernel (fieldbrain::prediction_act).
-  if (!fast) p.eps_m = torch::zeros({B, std::max<int64_t>(M - 4, 0)}, opts);
-  if (!fast) p.eps_x = torch::zeros({B, M}, opts);
-  if (fast) p.readout = torch::zeros({B, ops::kReadoutWidth}, opts);
+  for (const auto& t : p.facts.tensors()) register_scratch(t);  // rewritten every cycle
+  modules_ = brain_modules(*this);
+  switch (cycle_) {
+    case BrainCycle::Reference: allocate_reference_scratch(); break;
+    case BrainCycle::Fused: allocate_fused_scratch(); break;
+    case BrainCycle::Legacy: break;  // refused above
+  }
 
   // The randomness state: (seed, cycle) per robot (docs/cycle.md "Randomness").
   auto key = torch::zeros({B, 2}, torch::kLong);
@@ -164,16 +165,13 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   const int64_t B = batch(), S = config_.sensory_dim;
   Parts& p = *parts_;
 
-  // The fast path runs fused operators that read their per-robot decisions from the tables.
-  const bool fast = config_.field_step == "fast";
-  // Host-known facts of the cycle, written into the static fact tables (brain/cycle_facts.h).
+  // Host-known facts of the cycle, written into the static fact tables (brain/cycle_facts.h);
+  // each cycle adds its own (the attractor slot) before uploading them.
   CycleContext ctx;
   ctx.batch = B;
   const float* s = sensors.data_ptr<float>();
   const float* r = reward.data_ptr<float>();
   const int64_t* n = cycles_.data_ptr<int64_t>();
-  const int64_t A = p.attractors->options.capacity();
-  const int64_t* written = p.attractors->written.data_ptr<int64_t>();
   ctx.cycle.resize(B);
   ctx.scored.resize(B);
   ctx.has_input.resize(B);
@@ -192,18 +190,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
     int64_t* f = p.facts.row(b);
     f[kFactCycle] = n[b];
     f[kFactHasInput] = has_input ? 1 : 0;
-    f[kFactHistCount] = p.hierarchy->hist->count(b);
-    f[kFactRecentCount] = p.prediction->recent->count(b);
-    for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = p.hierarchy->herr[k]->count(b);
-    f[kFactPerrCount] = p.modulation->perr->count(b);
-    f[kFactPimpCount] = p.modulation->pimp->count(b);
-    f[kFactNovCount] = p.modulation->nov->count(b);
-    f[kFactMapCount] = p.imprint->map->count(b);
-    f[kFactCyclesWithoutInput] = p.modulation->cycles_without_input(b);
-    // Steps 6 and 7.9's slot bookkeeping happens here on the fast path (the host knows it all).
-    f[kFactAttractorSlot] =
-        fast ? p.attractors->plan(b, r[b], p.facts.attractor_weights_host.data_ptr<float>() + b * A * 2)
-             : (std::fabs(r[b]) > 0.1f ? written[b] % A : -1);
+    for (const BrainModule* m : modules_) m->write_facts(b, f);  // their rings' counts
     float* v = p.facts.values_row(b);
     v[kValueCycle] = static_cast<float>(n[b]);
     v[kValueScored] = n[b] >= 1 ? 1.0f : 0.0f;
@@ -217,23 +204,12 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   ctx.scored_f = p.facts.values.select(1, kValueScored);
   ctx.reward_d = p.facts.values.select(1, kValueReward);
   ctx.phase = p.facts.values.select(1, kValuePhase);
-  if (fast) {
-    // The fused parts' host bookkeeping (ring counts, cycles without input), all of it here,
-    // before their launches: those read this cycle's counts from the tables filled above, so
-    // the device part below is host-free and a CUDA graph can replay it.
-    p.hierarchy->advance_host(ctx);
-    p.imprint->advance_host(ctx);
-    p.modulation->advance_host(ctx);
-    p.prediction->advance_host(ctx);
-  }
-  stages_.mark("inputs");
-  // Everything from here to the motors is device work: on CUDA's fast path it is captured once
-  // as a graph and replayed every later cycle (brain/cycle_graph.h).
-  const auto device_part = [&] { device_cycle(ctx); };
-  if (fast && device_.is_cuda()) {
-    graph_->run(B, device_part);
-  } else {
-    device_part();
+
+  // Steps 1-11 (docs/cycle.md): the config's cycle, decided once in build().
+  switch (cycle_) {
+    case BrainCycle::Reference: reference_cycle(ctx); break;
+    case BrainCycle::Fused: fused_cycle(ctx); break;
+    case BrainCycle::Legacy: break;  // refused by build()
   }
 
   // 12. Finish: the host counter, then the cycle's one device->host copy.
@@ -245,98 +221,9 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void FieldBrainImpl::device_cycle(const CycleContext& ctx) {
-  const int64_t M = config_.motor_dim;
-  const bool fast = config_.field_step == "fast";
+void FieldBrainImpl::finish_device_cycle(const torch::Tensor& imprinted) {
   Parts& p = *parts_;
-  p.facts.upload();
-
-  // The cycle's small draws from the robots' (seed, cycle) on the device; eps_loc and eps_sp
-  // only where the imprint and the field step do not make them themselves (docs/cycle.md
-  // "Randomness").
-  const bool seeded_step = fast;
-  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamEmptyLocation, p.eps_loc);
-  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamSpontaneous, p.eps_sp);
-  if (!seeded_step && M > 4) ops::philox_normal_out(noise_key_, philox::kStreamExtraMotors, p.eps_m);
-  if (!seeded_step) ops::philox_normal_out(noise_key_, philox::kStreamExploration, p.eps_x);
-  stages_.mark("draws");
-
-  auto& F = field_;
-  // 1-3: score, hierarchical errors (with the field at cycle start), error field.
-  const auto e = p.prediction->score(ctx, p.pooling->n_active);
-  // On the fast path each fused part only launches here: its host bookkeeping ran in
-  // run_cycle before the device part.
-  torch::Tensor pending;  // the reference path's U_h (the fused hierarchy keeps its own)
-  if (fast) {
-    p.hierarchy->launch_observe(ctx, F);
-  } else {
-    pending = p.hierarchy->observe(ctx, F);
-  }
-  p.error_field->update(ctx, e);
-  stages_.mark("score+hierarchy");
-  // 4-6: imprint, modulation, reward attractors.
-  const ImprintDrive drive{p.prediction->conf, p.error_field->has_ef, p.error_field->boost,
-                           p.modulation->prev_imp, p.modulation->prev_amp};
-  const auto imprinted = fast ? p.imprint->launch_fused(ctx, F, drive, noise_key_)
-                              : p.imprint->apply(ctx, F, drive, p.eps_loc, noise_key_);
-  stages_.mark("imprint");
-  const bool fused = p.readout.defined();
-  torch::Tensor activity_stats;  // mean|F[0:48]|, var(F[0:48]) from the read-out (fast path)
-  if (fused) {
-    ops::field_readout_out(F, p.readout);
-    const int64_t first = ops::kReadoutSummary + ops::kSummaryActivityAbsMean;
-    activity_stats = p.readout.slice(1, first, first + 2);
-  }
-  if (fast) {
-    p.modulation->launch_update(ctx, F, p.prediction->last_err, activity_stats,
-                                p.error_field->has_ef, p.error_field->boost);
-  } else {
-    p.modulation->update(ctx, F, p.prediction->last_err, activity_stats, p.error_field->has_ef,
-                         p.error_field->boost);
-  }
-  if (fast) {
-    p.attractors->record_planned(F, ctx.facts.select(1, kFactAttractorSlot));
-  } else {
-    p.attractors->record(ctx, F);
-  }
-  stages_.mark("modulation");
-  // 7: the field step, then attractors and the pending hierarchical update.
-  auto& mod = *p.modulation;
-  // The step's per-robot scalars (decay, drive, explore, sigma, has_ef, 0, 0, 0). Fused: filled
-  // by the modulation's launch, which also made step 7.6 (sigma here is the value before it).
-  torch::Tensor scalars = mod.step_scalars();
-  if (!mod.options.fused()) {
-    const auto zero = torch::zeros_like(mod.decay);
-    scalars = torch::stack({mod.decay, mod.drive, mod.explore, mod.sigma,
-                            p.error_field->has_ef, zero, zero, zero},
-                           1);
-  }
-  const auto& wave = p.dynamics->compute_wave(ctx.phase);
-  auto next = seeded_step ? p.dynamics->step_seeded(F, noise_key_, wave, p.error_field->ef, scalars)
-                          : p.dynamics->step(F, p.eps_sp, wave, p.error_field->ef, scalars);
-  if (!mod.options.fused()) mod.update_sigma(ctx, p.error_field->has_ef, p.error_field->boost);
-  stages_.mark("field_step");
-  if (fast) {
-    p.attractors->pull_planned(next, p.facts.attractor_weights);
-  } else {
-    p.attractors->influence(next);
-  }
-  p.hierarchy->add_pending(F, next, pending);  // F = next + U_h in one pass
-  stages_.mark("attractors");
-  // 8-11: pooling, prediction, motors, echo.
-  if (fused) {  // one pass over F for every statistic of steps 8-10, then one operator for 8-11
-    ops::field_readout_out(F, p.readout);
-    p.prediction->launch_predict_and_act(ctx, p.readout, *p.hierarchy, *p.pooling, *p.motors,
-                                         *p.echo, mod.explore, noise_key_, F);
-    stages_.mark("pooling+prediction");
-  } else {
-    p.pooling->update(F);
-    p.prediction->predict(ctx, F, *p.hierarchy, *p.pooling);
-    stages_.mark("pooling+prediction");
-    p.echo->apply(F, p.motors->generate(F, mod.explore, p.eps_m, p.eps_x));
-  }
-  stages_.mark("motors");
-
+  const auto& mod = *p.modulation;
   noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
   // Telemetry columns copied in place (a stack would make a tensor every cycle).
   const std::pair<TelemetryColumn, const torch::Tensor*> columns[] = {
@@ -348,87 +235,6 @@ void FieldBrainImpl::device_cycle(const CycleContext& ctx) {
       {kTeleImprintApplied, &imprinted}};
   for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
   stages_.mark("telemetry");
-}
-
-torch::Tensor FieldBrainImpl::step_group(const std::vector<FieldBrainImpl*>& brains,
-                                         const torch::Tensor& sensors, const torch::Tensor& reward) {
-  if (brains.empty()) throw std::invalid_argument("FieldBrain::step_group: no brains");
-  const auto k = static_cast<int64_t>(brains.size());
-  const BrainConfig& config = brains[0]->config_;
-  const std::string config_key = nlohmann::json(config).dump();
-  for (auto* brain : brains) {
-    if (brain == nullptr) throw std::invalid_argument("FieldBrain::step_group: null brain");
-    if (brain->batch() != 1) {
-      throw std::invalid_argument("FieldBrain::step_group: every brain must hold one robot");
-    }
-    if (nlohmann::json(brain->config_).dump() != config_key) {
-      throw std::invalid_argument("FieldBrain::step_group: brains have different configs");
-    }
-  }
-  for (int64_t i = 0; i < k; ++i) {
-    for (int64_t j = i + 1; j < k; ++j) {
-      if (brains[i] == brains[j]) throw std::invalid_argument("FieldBrain::step_group: a brain appears twice");
-    }
-  }
-  const auto s = host_input("FieldBrain::step_group", sensors, "sensors", {k, config.sensory_dim});
-  const auto r = host_input("FieldBrain::step_group", reward, "reward", {k});
-
-  // One scratch batch per thread, rebuilt when the config or the group size changes (a
-  // cache per size would hold an attractor bank per robot per size).
-  thread_local std::string scratch_key;
-  thread_local std::shared_ptr<FieldBrainImpl> scratch;
-  const std::string key = config_key + "#" + std::to_string(k);
-  if (!scratch || scratch_key != key) {
-    scratch.reset();
-    scratch.reset(new FieldBrainImpl(config, std::vector<uint64_t>(k, 0), Scratch{}));
-    scratch_key = key;
-  }
-  torch::NoGradGuard no_grad;
-  // Every buffer is copied robot by robot, except the attractor bank: only its live slots
-  // (known on the host) are ever read, so only those travel.
-  auto copy_bank = [](const FieldBrainImpl& from_brain, const torch::Tensor& from, const torch::Tensor& to,
-                      bool into_batch, int64_t i) {
-    const auto valid = from_brain.parts_->attractors->valid;
-    const int64_t row = into_batch ? 0 : i;
-    const auto* ok = valid[row].data_ptr<int64_t>();
-    for (int64_t j = 0; j < valid.size(1); ++j) {
-      if (!ok[j]) continue;
-      if (into_batch) to[i][j].copy_(from[0][j]);
-      else to[0][j].copy_(from[i][j]);
-    }
-  };
-  const auto batch_buffers = scratch->named_buffers(true);
-  for (int64_t i = 0; i < k; ++i) {
-    const auto own = brains[i]->named_buffers(true);
-    for (size_t b = 0; b < own.size(); ++b) {
-      if (own[b].key() == "attractors.bank") {
-        copy_bank(*brains[i], own[b].value(), batch_buffers[b].value(), true, i);
-      } else {
-        batch_buffers[b].value().slice(0, i, i + 1).copy_(own[b].value());
-      }
-    }
-    scratch->keys_[i] = brains[i]->keys_[0];
-  }
-  torch::Tensor motors;
-  try {
-    motors = torch::empty({k, config.motor_dim}, torch::kFloat);
-    scratch->run_cycle(s, r, motors);
-  } catch (...) {
-    scratch.reset();  // do not reuse a half-stepped scratch
-    throw;
-  }
-  for (int64_t i = 0; i < k; ++i) {
-    const auto own = brains[i]->named_buffers(true);
-    for (size_t b = 0; b < own.size(); ++b) {
-      if (own[b].key() == "attractors.bank") {
-        copy_bank(*scratch, batch_buffers[b].value(), own[b].value(), false, i);
-      } else {
-        own[b].value().copy_(batch_buffers[b].value().slice(0, i, i + 1));
-      }
-    }
-    brains[i]->last_cycle_ms_ = scratch->last_cycle_ms_;
-  }
-  return motors;
 }
 
 int64_t FieldBrainImpl::cycle_graph_replays() const { return graph_ ? graph_->replays() : 0; }

@@ -19,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "brain/brain_config.h"
+#include "brain/brain_module.h"
 #include "brain/cycle_graph.h"
 #include "brain/persistence.h"
 #include "brain/stage_timer.h"
@@ -30,8 +31,11 @@ struct CycleContext;
 // splitmix64 finaliser of docs/cycle.md "Randomness": the Philox seed of robot `key`.
 uint64_t robot_seed(uint64_t seed, uint64_t key);
 
-class FieldBrainImpl : public torch::nn::Module {
+class FieldBrainImpl : public BrainModule {
  public:
+  // A brain's batch is its robot keys: a BrainGroup sets them with each row view (its modules
+  // are told the batch by RobotRows); nothing else to change here.
+  void set_batch(int64_t) override {}
   // B = robot_keys.size() robots sharing (S, M, R); robot i's random numbers are the Philox
   // streams of seed robot_seed(config.seed, robot_keys[i]) (docs/cycle.md "Randomness"). Throws std::invalid_argument on a bad config.
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys);
@@ -89,13 +93,24 @@ class FieldBrainImpl : public torch::nn::Module {
   struct Scratch {};
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);
   void build(bool draw_initial_state);
-  // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]).
+  // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]). Fills the
+  // host-known facts, runs the config's cycle (the one place that asks which), finishes.
   void run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
-  // The cycle's device part, from uploading the fact tables to the motors and the telemetry in
-  // their device buffers (on the fast path: host-free, what brain/cycle_graph.h captures).
-  void device_cycle(const CycleContext& ctx);
+  // The two cycles, each in its own file reading top to bottom like docs/cycle.md:
+  // brain/cycle_reference.cpp (ATen ops; the draws in buffers) and brain/cycle_fused.cpp (the
+  // fused operators; the host bookkeeping first, then the host-free device part that
+  // brain/cycle_graph.h records and replays on CUDA). allocate_* make each one's scratch.
+  void allocate_reference_scratch();
+  void allocate_fused_scratch();
+  void reference_cycle(const CycleContext& ctx);
+  void fused_cycle(const CycleContext& ctx);
+  void fused_device_cycle(const CycleContext& ctx);
+  // The end of both cycles' device part: the next cycle's noise key, this one's telemetry.
+  void finish_device_cycle(const torch::Tensor& imprinted);
 
   BrainConfig config_;
+  BrainCycle cycle_ = BrainCycle::Reference;  // config_.cycle(), read once by build()
+  std::vector<BrainModule*> modules_;  // every module of the cycle (brain_modules), for host work
   std::vector<uint64_t> keys_;
   torch::Device device_;
   torch::Tensor field_;      // [B,64,R,R,R]

@@ -26,8 +26,12 @@ constexpr const char* kArchiveFormat = "fieldbrain-brain";
 // the robot key) from the saved cycle.
 constexpr int kArchiveVersion = FieldBrainImpl::kArchiveVersion;
 constexpr const char* kNoiseKeyBuffer = "noise_key";
-constexpr const char* kBankBuffer = "attractors.bank";
-constexpr const char* kBankLiveBuffer = "attractors.valid";
+
+// A slot buffer's live slots in the archive (brain/persistence.h, PackedSlots): since version 2,
+// "packed.<buffer>.rows" and "packed.<buffer>.index" instead of "state.<buffer>" (the attractor
+// bank's, "packed.attractors.bank.*", is the only one so far).
+std::string packed_rows_key(const std::string& buffer) { return "packed." + buffer + ".rows"; }
+std::string packed_index_key(const std::string& buffer) { return "packed." + buffer + ".index"; }
 
 }  // namespace
 
@@ -37,11 +41,13 @@ ArchiveContents FieldBrainImpl::archive_contents() const {
   ArchiveContents out;
   std::map<std::string, torch::Tensor>& tensors = out.tensors;
   const auto buffers = named_buffers(true);
-  for (const auto& item : buffers) {
-    if (item.key() == kBankBuffer) {
-      const PackedSlots packed = pack_live_slots(item.value(), buffers[kBankLiveBuffer]);
-      tensors[std::string("packed.") + kBankBuffer + ".rows"] = packed.rows;
-      tensors[std::string("packed.") + kBankBuffer + ".index"] = packed.index;
+  const auto live_flags = live_slot_index(*this);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const auto& item = buffers[i];
+    if (live_flags[i] >= 0) {
+      const PackedSlots packed = pack_live_slots(item.value(), buffers[live_flags[i]].value());
+      tensors[packed_rows_key(item.key())] = packed.rows;
+      tensors[packed_index_key(item.key())] = packed.index;
       continue;
     }
     tensors["state." + item.key()] =
@@ -103,15 +109,16 @@ void FieldBrainImpl::load(const std::string& path) {
     fail("metadata: config.seed is not an integer");
   // Check everything before changing anything.
   const auto buffers = named_buffers(true);
-  const std::string rows_key = std::string("packed.") + kBankBuffer + ".rows";
-  const std::string index_key = std::string("packed.") + kBankBuffer + ".index";
-  const bool packed_bank = version >= 2;
+  const auto live_flags = live_slot_index(*this);
+  const bool packed_slots = version >= 2;  // version 1 saved slot buffers whole
   const bool migrate_noise = version < 3;  // v1/v2: generator states instead of noise_key
-  for (const auto& item : buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const auto& item = buffers[i];
     if (migrate_noise && item.key() == kNoiseKeyBuffer) continue;
-    if (packed_bank && item.key() == kBankBuffer) {
+    if (packed_slots && live_flags[i] >= 0) {
+      const std::string rows_key = packed_rows_key(item.key()), index_key = packed_index_key(item.key());
       if (!a.tensors.count(rows_key) || !a.tensors.count(index_key))
-        fail("missing packed attractor bank");
+        fail("missing packed live slots of " + item.key());
       try {
         check_packed_slots(item.value(), a.tensors.at(rows_key), a.tensors.at(index_key));
       } catch (const std::exception& e) {
@@ -144,12 +151,14 @@ void FieldBrainImpl::load(const std::string& path) {
   }
   torch::NoGradGuard no_grad;
   loaded_archive_version_ = version;
-  for (const auto& item : buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const auto& item = buffers[i];
     if (item.key() == kNoiseKeyBuffer) {
       item.value().copy_(noise_key);
-    } else if (packed_bank && item.key() == kBankBuffer) {
-      torch::Tensor bank = item.value();
-      unpack_live_slots(bank, a.tensors.at(rows_key), a.tensors.at(index_key));
+    } else if (packed_slots && live_flags[i] >= 0) {
+      torch::Tensor slots = item.value();
+      unpack_live_slots(slots, a.tensors.at(packed_rows_key(item.key())),
+                        a.tensors.at(packed_index_key(item.key())));
     } else {
       item.value().copy_(a.tensors.at("state." + item.key()));
     }

@@ -47,11 +47,12 @@ struct FieldBrainImpl::Parts {
   NextInputPrediction prediction{nullptr};
   MotorGeneration motors{nullptr};
   MotorEcho echo{nullptr};
-  // The cycle's draws (scratch, rewritten every cycle): docs/cycle.md per-cycle draws 1-4.
+  // Per-robot scratch of the cycles (registered with FieldBrainImpl::register_scratch, so row
+  // views follow it), each allocated only by the cycle that uses it:
+  // the reference cycle's draws (docs/cycle.md per-cycle draws 1-4), rewritten every cycle;
   torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
-  // Fast path only (undefined on the reference path): the fused read-out of the field
-  // [B, kReadoutWidth] (brain/ops/field_readout.h), rewritten twice a cycle: after the imprint
-  // (step 5's statistics) and after step 7 (steps 8-10's).
+  // the fused cycle's read-out of the field [B, kReadoutWidth] (brain/ops/field_readout.h),
+  // rewritten twice a cycle: after the imprint (step 5's statistics) and after step 7 (8-10's).
   torch::Tensor readout;
   // The cycle's host-known facts and inputs, static tables rewritten every cycle.
   CycleFacts facts;

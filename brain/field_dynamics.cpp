@@ -148,27 +148,33 @@ FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(st
   auto r = torch::arange(R, opts);
   auto grid = torch::meshgrid({r, r, r}, "ij");
   coords = torch::stack({grid[0], grid[1], grid[2]}).contiguous();
-  if (options.fused() && options.field_step() != "fast") {
+  step_impl_ = parse_field_step(options.field_step());  // the one reading of the string
+  if (options.fused() && step_impl_ != FieldStepImpl::Fused) {
     throw std::invalid_argument("FieldDynamics: fused needs field_step = \"fast\"");
   }
-  if (options.field_step() == "fast") {
-    next = torch::empty({B, 64, R, R, R}, opts);
-    if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
-      throw std::invalid_argument(
-          "brain config: field_step = \"fast\" but the fieldbrain::field_step operator is not "
-          "registered (link the fieldbrain ops library)");
-    }
-  } else if (options.field_step() != "reference") {
-    // "script" is the built-in TorchScript step; anything else names an exported one (load()
-    // names the problem if it is not).
-    try {
-      script_ = std::make_shared<ScriptedFieldStep>(options.field_step() == "script"
-                                                        ? ScriptedFieldStep::builtin()
-                                                        : ScriptedFieldStep::load(options.field_step()));
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("brain config: field_step = \"{}\": {}",
-                                              options.field_step(), e.what()));
-    }
+  switch (step_impl_) {
+    case FieldStepImpl::Aten:
+      break;
+    case FieldStepImpl::Fused:
+      next = register_scratch(torch::empty({B, 64, R, R, R}, opts));
+      if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
+        throw std::invalid_argument(
+            "brain config: field_step = \"fast\" but the fieldbrain::field_step operator is not "
+            "registered (link the fieldbrain ops library)");
+      }
+      break;
+    case FieldStepImpl::Script:
+    case FieldStepImpl::ScriptFile:
+      // load() names the problem when the path is not an exported step.
+      try {
+        script_ = std::make_shared<ScriptedFieldStep>(step_impl_ == FieldStepImpl::Script
+                                                          ? ScriptedFieldStep::builtin()
+                                                          : ScriptedFieldStep::load(options.field_step()));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(fmt::format("brain config: field_step = \"{}\": {}",
+                                                options.field_step(), e.what()));
+      }
+      break;
   }
 }
 
@@ -206,7 +212,7 @@ const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
 torch::Tensor FieldDynamicsImpl::step(const torch::Tensor& field, const torch::Tensor& noise,
                                       const torch::Tensor& wave_, const torch::Tensor& ef,
                                       const torch::Tensor& scalars) {
-  if (options.field_step() == "fast") {
+  if (step_impl_ == FieldStepImpl::Fused) {
     static const auto op = c10::Dispatcher::singleton()
                                .findSchemaOrThrow("fieldbrain::field_step", "")
                                .typed<at::Tensor(const at::Tensor&, const at::Tensor&,
@@ -223,7 +229,7 @@ const torch::Tensor& FieldDynamicsImpl::step_seeded(const torch::Tensor& field,
                                                     const torch::Tensor& wave_,
                                                     const torch::Tensor& ef,
                                                     const torch::Tensor& scalars) {
-  if (options.field_step() != "fast") {
+  if (step_impl_ != FieldStepImpl::Fused) {
     throw std::logic_error("FieldDynamics::step_seeded: only for field_step = \"fast\"");
   }
   ops::field_step_seeded_out(field, noise_key, wave_, ef, scalars, next);

@@ -9,6 +9,9 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_config.h"
+#include "brain/brain_module.h"
+
 namespace fieldbrain {
 
 // field   [B,64,R,R,R] float32   the field after the imprint (not modified)
@@ -38,8 +41,9 @@ struct FieldDynamicsOptions {
   FieldDynamicsOptions(int64_t batch, int64_t resolution) : batch_(batch), resolution_(resolution) {}
   TORCH_ARG(int64_t, batch);
   TORCH_ARG(int64_t, resolution);
-  // "reference" (field_step_reference), "fast" (the registered fieldbrain::field_step op),
-  // "script" (the built-in TorchScript step) or the path of an exported TorchScript step.
+  // A brain config's field_step (parse_field_step, read once by the constructor): "reference"
+  // (field_step_reference), "fast" (the registered fieldbrain::field_step op), "script" (the
+  // built-in TorchScript step) or the path of an exported TorchScript step.
   TORCH_ARG(std::string, field_step) = "reference";
   TORCH_ARG(torch::Device, device) = torch::kCPU;
   // The fused fast path (brain/FUSED.md): compute_wave runs fieldbrain::spontaneous_wave_out
@@ -50,9 +54,10 @@ struct FieldDynamicsOptions {
 
 // Holds the per-robot wave vectors of the spontaneous activity (docs/cycle.md construction draws
 // 2-3) and runs the configured field step.
-class FieldDynamicsImpl : public torch::nn::Module {
+class FieldDynamicsImpl : public BrainModule {
  public:
   explicit FieldDynamicsImpl(FieldDynamicsOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Construction 2-3 for robot b from its Philox seed (docs/cycle.md "Randomness"): the
   // number of wave vectors, then the vectors.
@@ -81,10 +86,11 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor wave;          // [B,R,R,R] scratch
   torch::Tensor coords;        // [3,R,R,R] integer coordinates x, y, z (float)
   // [B,64,R,R,R] output of step_seeded (fast path only). Per-robot scratch, not a buffer:
-  // BrainGroupImpl::scratch_of lists it so a group's row views re-point it with the field.
+  // registered (brain/brain_module.h), so row views re-point it with the field.
   torch::Tensor next;
 
  private:
+  FieldStepImpl step_impl_ = FieldStepImpl::Aten;  // options.field_step(), parsed
   std::shared_ptr<class ScriptedFieldStep> script_;  // for "script" and .pt paths
 };
 TORCH_MODULE(FieldDynamics);

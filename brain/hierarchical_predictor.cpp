@@ -31,7 +31,7 @@ HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOption
     herr[k] = register_module("herr" + std::to_string(k),
                               RingBuffer(RingBufferOptions(B, 50, {}).device(options.device())));
   }
-  if (options.fused()) pending = torch::zeros({B, hl::pending_width(S)}, opts);
+  if (options.fused()) pending = register_scratch(torch::zeros({B, hl::pending_width(S)}, opts));
 }
 
 void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
@@ -118,6 +118,11 @@ void HierarchicalPredictorImpl::observe_fused(const CycleContext& ctx, const tor
 void HierarchicalPredictorImpl::launch_observe(const CycleContext& ctx, const torch::Tensor& field) {
   ops::hierarchy_observe_(field, ctx.sensors, ctx.facts, hpred, hist->data, herr[0]->data,
                           herr[1]->data, herr[2]->data, herr[3]->data, W, pending);
+}
+
+void HierarchicalPredictorImpl::write_facts(int64_t b, int64_t* f) const {
+  f[kFactHistCount] = hist->count(b);
+  for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = herr[k]->count(b);
 }
 
 void HierarchicalPredictorImpl::advance_host(const CycleContext& ctx) {

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 #include "brain/ring_buffer.h"
 
@@ -26,9 +27,10 @@ struct HierarchicalPredictorOptions {
   TORCH_ARG(bool, fused) = false;
 };
 
-class HierarchicalPredictorImpl : public torch::nn::Module {
+class HierarchicalPredictorImpl : public BrainModule {
  public:
   explicit HierarchicalPredictorImpl(HierarchicalPredictorOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Construction 5 for robot b: W[b,k,j,s] = (2u - 1) beta_k with u element (k*16 + j)*S + s
   // of the robot's hierarchy uniform stream (docs/cycle.md "Randomness").
@@ -57,14 +59,15 @@ class HierarchicalPredictorImpl : public torch::nn::Module {
   std::array<RingBuffer, 4> herr{{nullptr, nullptr, nullptr, nullptr}};  // 50 x scalar each
   // Fused path only: per-robot scratch [B, ops::hierarchy::pending_width(S)] (channel means at
   // cycle start, targets, the pending cubes; brain/ops/hierarchy_learn_math.h). Not state: not
-  // a buffer, rewritten every cycle; BrainGroup's row views follow it (scratch_of).
+  // a buffer, rewritten every cycle; registered scratch, so row views follow it.
   torch::Tensor pending;
 
   // The fused step 2 split in two for a graph-captured cycle (brain/cycle_graph.h): the
   // operator launch (device work only) and the host's ring-count bookkeeping that follows it.
   // observe() on a fused module does both.
   void launch_observe(const CycleContext& ctx, const torch::Tensor& field);
-  void advance_host(const CycleContext& ctx);
+  void advance_host(const CycleContext& ctx) override;
+  void write_facts(int64_t b, int64_t* facts) const override;  // hist and herr counts
 
  private:
   void observe_fused(const CycleContext& ctx, const torch::Tensor& field);

@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
+
 namespace fieldbrain {
 
 struct MotorEchoOptions {
@@ -13,9 +15,10 @@ struct MotorEchoOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-class MotorEchoImpl : public torch::nn::Module {
+class MotorEchoImpl : public BrainModule {
  public:
   explicit MotorEchoImpl(MotorEchoOptions options);
+  void set_batch(int64_t) override {}  // no per-robot state
   // field [B,64,R,R,R] updated in place from motor [B,M].
   void apply(torch::Tensor& field, const torch::Tensor& motor) const;
   // linspace(-1, 1, R) [R] on the device (the fused echo of fieldbrain::prediction_act reads it).

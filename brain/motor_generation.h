@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
+
 namespace fieldbrain {
 
 struct MotorGenerationOptions {
@@ -13,9 +15,10 @@ struct MotorGenerationOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-class MotorGenerationImpl : public torch::nn::Module {
+class MotorGenerationImpl : public BrainModule {
  public:
   explicit MotorGenerationImpl(MotorGenerationOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // eps_extra [B,max(M-4,0)] and eps_explore [B,M] are draws 3 and 4 of the cycle;
   // explore [B]. Writes and returns `motor` [B,M] in (-1,1). The reference path; on the fast

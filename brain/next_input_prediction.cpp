@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "brain/cycle_facts.h"
 #include "brain/ops/prediction.h"
 
 namespace fieldbrain {
@@ -66,6 +67,10 @@ void NextInputPredictionImpl::predict_and_act(const CycleContext& ctx, const tor
                                               const torch::Tensor& noise_key, torch::Tensor& field) {
   launch_predict_and_act(ctx, readout, hierarchy, pooling, motors, echo, explore, noise_key, field);
   advance_host(ctx);
+}
+
+void NextInputPredictionImpl::write_facts(int64_t b, int64_t* f) const {
+  f[kFactRecentCount] = recent->count(b);
 }
 
 void NextInputPredictionImpl::advance_host(const CycleContext&) {

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 #include "brain/hierarchical_predictor.h"
 #include "brain/motor_echo.h"
@@ -26,9 +27,10 @@ struct NextInputPredictionOptions {
   TORCH_ARG(bool, fused) = false;
 };
 
-class NextInputPredictionImpl : public torch::nn::Module {
+class NextInputPredictionImpl : public BrainModule {
  public:
   explicit NextInputPredictionImpl(NextInputPredictionOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Step 1: scores the last prediction (scored robots), updates conf and last_err; returns
   // e = a - pred [B,S] (meaningful for scored robots only). Fused: one operator, and the
@@ -58,7 +60,8 @@ class NextInputPredictionImpl : public torch::nn::Module {
                               MotorGenerationImpl& motors, const MotorEchoImpl& echo,
                               const torch::Tensor& explore, const torch::Tensor& noise_key,
                               torch::Tensor& field);
-  void advance_host(const CycleContext& ctx);
+  void advance_host(const CycleContext& ctx) override;
+  void write_facts(int64_t b, int64_t* facts) const override;  // recent's count
 
   NextInputPredictionOptions options;
   RingBuffer recent{nullptr};  // last 3 inputs

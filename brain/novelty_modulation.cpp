@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "brain/cycle_facts.h"
 #include "brain/ops/novelty_modulation.h"
 
 namespace fieldbrain {
@@ -45,7 +46,7 @@ NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
   nov_idx_ = nov_idx_.to(dev);
   if (options.fused()) {
     using namespace ops::modulation;
-    step_scalars_ = torch::zeros({B, kStepScalars}, opts);
+    step_scalars_ = register_scratch(torch::zeros({B, kStepScalars}, opts));
     state_.resize(kStateCount);
     state_[kSi] = si;
     state_[kSc] = sc;
@@ -188,6 +189,13 @@ void NoveltyModulationImpl::launch_update(const CycleContext& ctx, const torch::
   // without input before this cycle); the host then makes the same count updates.
   ops::novelty_modulation_(field, last_err, activity_stats, ctx.facts, ctx.value_facts, has_ef,
                            boost, nov->data, nov_ts, perr->data, pimp->data, state_, step_scalars_);
+}
+
+void NoveltyModulationImpl::write_facts(int64_t b, int64_t* f) const {
+  f[kFactPerrCount] = perr->count(b);
+  f[kFactPimpCount] = pimp->count(b);
+  f[kFactNovCount] = nov->count(b);
+  f[kFactCyclesWithoutInput] = cycles_without_input(b);
 }
 
 void NoveltyModulationImpl::advance_host(const CycleContext& ctx) {

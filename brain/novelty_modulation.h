@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 #include "brain/ring_buffer.h"
 
@@ -27,9 +28,10 @@ struct NoveltyModulationOptions {
   TORCH_ARG(bool, fused) = false;
 };
 
-class NoveltyModulationImpl : public torch::nn::Module {
+class NoveltyModulationImpl : public BrainModule {
  public:
   explicit NoveltyModulationImpl(NoveltyModulationOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Step 5 with the field after the imprint and the last prediction error [B,S].
   // activity_stats [B,2] (mean|F[0:48]|, unbiased var(F[0:48])) when the fused read-out
@@ -70,7 +72,9 @@ class NoveltyModulationImpl : public torch::nn::Module {
   void launch_update(const CycleContext& ctx, const torch::Tensor& field,
                      const torch::Tensor& last_err, const torch::Tensor& activity_stats,
                      const torch::Tensor& has_ef, const torch::Tensor& boost);
-  void advance_host(const CycleContext& ctx);
+  void advance_host(const CycleContext& ctx) override;
+  // perr, pimp and nov counts, cycles without input
+  void write_facts(int64_t b, int64_t* facts) const override;
 
  private:
   void update_fused(const CycleContext& ctx, const torch::Tensor& field,

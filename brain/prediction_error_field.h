@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 
 namespace fieldbrain {
@@ -21,9 +22,10 @@ struct PredictionErrorFieldOptions {
   TORCH_ARG(bool, fused) = false;
 };
 
-class PredictionErrorFieldImpl : public torch::nn::Module {
+class PredictionErrorFieldImpl : public BrainModule {
  public:
   explicit PredictionErrorFieldImpl(PredictionErrorFieldOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Step 3 for the scored robots, from e = a - pred [B,S]; others keep their state. Fused: e
   // must be contiguous (it is read in place; only its scored robots' rows matter).

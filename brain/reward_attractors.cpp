@@ -17,8 +17,10 @@ RewardAttractorsImpl::RewardAttractorsImpl(RewardAttractorsOptions options_)
   age = register_buffer("age", torch::zeros({B, A}, torch::kLong));
   valid = register_buffer("valid", torch::zeros({B, A}, torch::kLong));
   written = register_buffer("written", torch::zeros({B}, torch::kLong));
-  workspace = torch::zeros({B, ops::attractor_workspace_width(static_cast<int>(A))},
-                           torch::TensorOptions(torch::kDouble).device(options.device()));
+  workspace = register_scratch(torch::zeros({B, ops::attractor_workspace_width(static_cast<int>(A))},
+                                            torch::TensorOptions(torch::kDouble).device(options.device())));
+  // Only live slots are state: a dead slot is overwritten whole before it is read again.
+  register_live_slots("bank", "valid");
 }
 
 int64_t RewardAttractorsImpl::store(int64_t b, float r) {

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 
 namespace fieldbrain {
@@ -18,9 +19,10 @@ struct RewardAttractorsOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-class RewardAttractorsImpl : public torch::nn::Module {
+class RewardAttractorsImpl : public BrainModule {
  public:
   explicit RewardAttractorsImpl(RewardAttractorsOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Step 6: robots with |reward| > 0.1 store `field` in their next slot.
   void record(const CycleContext& ctx, const torch::Tensor& field);

@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
+
 namespace fieldbrain {
 
 struct RingBufferOptions {
@@ -20,9 +22,10 @@ struct RingBufferOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-class RingBufferImpl : public torch::nn::Module {
+class RingBufferImpl : public BrainModule {
  public:
   explicit RingBufferImpl(RingBufferOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Pushes items[b] ([B, item...] on the device) for every robot b with which[b] (all robots
   // when `which` is empty): writes slot count mod N, then count += 1.

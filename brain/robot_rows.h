@@ -7,8 +7,9 @@
 // RobotRows is what that rule buys: a brain's whole state can be *viewed* as any contiguous
 // range of robots [begin, end) without copying anything. Every buffer's TensorImpl is re-pointed
 // (Tensor::set_) at rows [begin, end) of its full-capacity storage, so module members and the
-// registered buffers (which share TensorImpls) all see the view, and the modules' batch options
-// read end - begin. BrainGroup (brain/brain_group.h) steps a prefix of rows and reads single
+// registered buffers (which share TensorImpls) all see the view, and every module is told the
+// batch end - begin. What to re-point and tell comes from the modules (brain/brain_module.h):
+// their buffers, their registered scratch, set_batch, and which buffers hold live slots. BrainGroup (brain/brain_group.h) steps a prefix of rows and reads single
 // rows this way; it also moves whole robots between rows with copy_row/swap_rows.
 #pragma once
 
@@ -21,14 +22,14 @@
 namespace fieldbrain {
 
 // Throws std::logic_error naming the buffer whose dimension 0 is not `batch`, or the submodule
-// whose type RobotRows does not know (add it to set_module_batch in robot_rows.cpp).
+// that is not a BrainModule (brain/brain_module.h).
 void check_robot_rows(const torch::nn::Module& brain, int64_t batch);
 
 class RobotRows {
  public:
-  // `brain` holds `capacity` robots in every buffer; `scratch` lists further per-robot tensors
-  // that are not state (the cycle's draws) and must follow the view too. Both must outlive this.
-  RobotRows(torch::nn::Module& brain, std::vector<torch::Tensor> scratch, int64_t capacity);
+  // `brain` holds `capacity` robots in every buffer and registered scratch (its own and its
+  // modules', BrainModule::register_scratch: they follow the view too). It must outlive this.
+  RobotRows(torch::nn::Module& brain, int64_t capacity);
 
   int64_t capacity() const { return capacity_; }
   int64_t begin() const { return begin_; }
@@ -44,23 +45,23 @@ class RobotRows {
   // Robot state moves, each counted in copies(): `from` row 0 of a single-robot brain of the
   // same config into row `to`; rows a and b exchanged (two copies); row `from` copied to row
   // `to` of this or another RobotRows of the same config (a move into a free row, growth).
-  // The attractor bank moves only its live slots: a dead slot is never read (its next use
-  // overwrites it whole) and saves skip it too.
+  // A slot buffer (BrainModule::register_live_slots, the attractor bank) moves only its live
+  // slots: a dead slot is never read (its next use overwrites it whole) and saves skip it too.
   void copy_in(const torch::nn::Module& alone, int64_t to);
   void swap_rows(int64_t a, int64_t b);
   void copy_to(RobotRows& other, int64_t from, int64_t to) const;
   int64_t copies() const { return copies_; }
 
  private:
-  void copy_row(const torch::Tensor& src, const torch::Tensor& src_live, torch::Tensor dst,
-                bool is_bank) const;
+  // src_live: the row's live flags [slots] when src is a slot buffer, else undefined.
+  void copy_row(const torch::Tensor& src, const torch::Tensor& src_live, torch::Tensor dst) const;
 
   torch::nn::Module& brain_;
   std::vector<std::string> names_;       // buffer names in named_buffers order, then the scratch
   size_t n_buffers_ = 0;                 // names_[0, n_buffers_) are buffers (state)
   std::vector<torch::Tensor> live_;      // the tensors the brain uses (re-pointed by view)
   std::vector<torch::Tensor> full_;      // aliases of the same storage at full capacity
-  int64_t bank_ = -1, bank_valid_ = -1;  // indices of attractors.bank / attractors.valid
+  std::vector<int64_t> live_flags_;      // per buffer: its live-flag buffer's index, or -1
   int64_t capacity_;
   int64_t begin_ = 0, end_ = 0;
   mutable int64_t copies_ = 0;

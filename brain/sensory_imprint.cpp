@@ -69,15 +69,10 @@ SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options
     for (const auto& t : ops::make_imprint_tables(S, R)) tables_.push_back(t.to(dev));
     const ops::ImprintScratchLayout layout{R * R * R, S, R};
     const auto f = torch::TensorOptions(torch::kFloat).device(dev);
-    strength_ = torch::zeros({B}, f);
-    work_ = torch::zeros({B, layout.floats()}, f);
-    plane_argmax_ = torch::zeros({B, R}, torch::TensorOptions(torch::kInt).device(dev));
+    strength_ = register_scratch(torch::zeros({B}, f));
+    work_ = register_scratch(torch::zeros({B, layout.floats()}, f));
+    plane_argmax_ = register_scratch(torch::zeros({B, R}, torch::TensorOptions(torch::kInt).device(dev)));
   }
-}
-
-std::vector<torch::Tensor> SensoryImprintImpl::scratch() const {
-  if (!options.fused()) return {};
-  return {strength_, work_, plane_argmax_};
 }
 
 torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
@@ -98,6 +93,10 @@ torch::Tensor SensoryImprintImpl::apply_fused(const CycleContext& ctx, torch::Te
   launch_fused(ctx, field, drive, noise_key);
   advance_host(ctx);
   return strength_;
+}
+
+void SensoryImprintImpl::write_facts(int64_t b, int64_t* f) const {
+  f[kFactMapCount] = map->count(b);
 }
 
 void SensoryImprintImpl::advance_host(const CycleContext& ctx) {

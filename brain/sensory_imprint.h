@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
 #include "brain/cycle_context.h"
 #include "brain/ring_buffer.h"
 
@@ -28,9 +29,10 @@ struct ImprintDrive {
   torch::Tensor conf, has_ef, boost, prev_imp, prev_amp;
 };
 
-class SensoryImprintImpl : public torch::nn::Module {
+class SensoryImprintImpl : public BrainModule {
  public:
   explicit SensoryImprintImpl(SensoryImprintOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // Step 4: adds the blob to `field` in place for robots that are not skipped. Its noise eps_loc
   // [B,R,R,R] is draw 1 of the cycle: the ATen form reads it from `eps_loc`, the fused form
@@ -50,11 +52,8 @@ class SensoryImprintImpl : public torch::nn::Module {
   // launch (device work only; returns the strength buffer) and the map ring's count update.
   torch::Tensor launch_fused(const CycleContext& ctx, torch::Tensor& field, const ImprintDrive& drive,
                              const torch::Tensor& noise_key);
-  void advance_host(const CycleContext& ctx);
-
-  // Per-robot scratch of the fused operator (robot on dimension 0, not state: BrainGroup's row
-  // views must follow it); empty unless fused.
-  std::vector<torch::Tensor> scratch() const;
+  void advance_host(const CycleContext& ctx) override;
+  void write_facts(int64_t b, int64_t* facts) const override;  // map's count
 
   // The resonant projection P @ p for unit patterns p [B,S] -> [B,R^3] (x-major).
   torch::Tensor project(const torch::Tensor& p) const;

@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "brain/brain_module.h"
+
 namespace fieldbrain {
 
 struct SpatialPoolingOptions {
@@ -13,9 +15,10 @@ struct SpatialPoolingOptions {
   TORCH_ARG(torch::Device, device) = torch::kCPU;
 };
 
-class SpatialPoolingImpl : public torch::nn::Module {
+class SpatialPoolingImpl : public BrainModule {
  public:
   explicit SpatialPoolingImpl(SpatialPoolingOptions options);
+  void set_batch(int64_t batch) override { options.batch(batch); }
 
   // The reference path; on the fast path fieldbrain::prediction_act writes the same buffers
   // (NextInputPredictionImpl::predict_and_act).

@@ -210,7 +210,7 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
   const auto sensors = smooth_stream(B, config.sensory_dim);
   const auto reward = torch::zeros({B});
   auto motors = torch::empty({B, config.motor_dim});  // reused: the cycle's output buffer
-  auto row = measure(field_step == "fast" ? "cpp_fast" : "cpp_reference", device, B, R, budget,
+  auto row = measure(config.cycle() == BrainCycle::Fused ? "cpp_fast" : "cpp_reference", device, B, R, budget,
                      [&](int64_t i) {
                        brain->step_into(sensors[i % 64], reward, motors);
                        if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up

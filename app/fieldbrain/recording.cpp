@@ -364,8 +364,7 @@ Recording parse_session_json(std::string_view text, const std::string& path) {
 BrainConfig replay_brain_config(const Recording& r, const std::string& field_step,
                                 const std::string& device) {
   BrainConfig c = r.brain;
-  if (field_step.empty() && c.field_step != "reference" && c.field_step != "fast" &&
-      c.field_step != "script") {
+  if (field_step.empty() && c.field_step_impl() == FieldStepImpl::ScriptFile) {
     refuse(r.folder + "/session.json",
            fmt::format("\"brain\": field_step = {} names a file; a recording does not choose code "
                        "to load (give it as --field-step to replay with that step)",

@@ -92,7 +92,7 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
   report.device = config.device;
   report.tolerance = options.tolerance >= 0
                          ? options.tolerance
-                         : (legacy || config.field_step == "reference" ? 1e-5 : 1e-4);
+                         : (legacy || config.field_step_impl() == FieldStepImpl::Aten ? 1e-5 : 1e-4);
 
   std::vector<float> py;
   if (options.python) {

@@ -1,0 +1,170 @@
+// The cycle's numbers pinned bit for bit: 200 cycles at R = 16, S = 12, M = 4 on the CPU, one
+// robot and four, on the reference and the fast path, against digests stored in
+// test/fixtures/cycle/ by an earlier build. A refactoring of the cycle (how it is organised, not
+// what it computes) must leave every digest as it was.
+//
+// The digests are FNV-1a-64 of the raw float bytes: the motors of every block of 10 cycles, and
+// every registered buffer after the last cycle (the field, the rings, the attractor bank, the
+// telemetry ...), so a changed rounding anywhere shows up with the name of what moved.
+//
+// FIELDBRAIN_WRITE_FIXTURE=1 rewrites the files instead of comparing (only to pin a deliberate
+// change of the numbers, with the reason in the commit).
+#include "test/support/catch.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "brain/field_brain.h"
+#include "test/brain/brain_state.h"
+
+namespace fieldbrain::test {
+namespace {
+
+constexpr int kCycles = 200;
+constexpr int kBlock = 10;  // cycles of motors per digest
+
+uint64_t fixture_fnv1a64(const torch::Tensor& t) {
+  const auto c = t.detach().to(torch::kCPU).contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+  const size_t n = static_cast<size_t>(c.numel()) * c.element_size();
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Sensors of robot b at cycle n: a formula of both, with a silent stretch for robot 1 (cycles
+// 60-79: the no-input path) so the imprint is skipped there.
+torch::Tensor fixture_sensors(int64_t n, int64_t B, int64_t S) {
+  auto t = torch::empty({B, S}, torch::kFloat);
+  auto* p = t.data_ptr<float>();
+  for (int64_t b = 0; b < B; ++b) {
+    const bool silent = b == 1 && n >= 60 && n < 80;
+    for (int64_t j = 0; j < S; ++j) {
+      p[b * S + j] = silent ? 0.0f
+                            : static_cast<float>(0.7 * std::sin(0.07 * (j + 1) * n + 0.9 * b + 0.4 * j) +
+                                                 0.2 * std::cos(0.013 * n * (b + 1)));
+    }
+  }
+  return t;
+}
+
+// Rewards: |r| > 0.1 stores an attractor; every robot gets some, often enough to wrap a bank of
+// 4 slots, and small ones (|r| <= 0.1) that store nothing.
+torch::Tensor fixture_reward(int64_t n, int64_t B) {
+  auto t = torch::zeros({B}, torch::kFloat);
+  auto* p = t.data_ptr<float>();
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t k = (n + 3 * b) % 9;
+    if (k == 2) p[b] = 0.5f + 0.05f * static_cast<float>(b);
+    else if (k == 6) p[b] = -0.3f;
+    else if (k == 4) p[b] = 0.05f;
+  }
+  return t;
+}
+
+std::string cycle_fixture_path(const std::string& name) {
+  return std::string(FIELDBRAIN_SOURCE_DIR) + "/test/fixtures/cycle/" + name + ".txt";
+}
+
+// "key hex" lines, in key order.
+std::map<std::string, std::string> read_digests(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::string, std::string> out;
+  std::string key, value;
+  while (in >> key >> value) out[key] = value;
+  return out;
+}
+
+void write_digests(const std::string& path, const std::map<std::string, std::string>& digests) {
+  std::ofstream out(path);
+  REQUIRE(out.good());
+  for (const auto& [key, value] : digests) out << key << ' ' << value << '\n';
+}
+
+std::map<std::string, std::string> cycle_digests(const std::string& field_step, int64_t B) {
+  BrainConfig c;
+  c.resolution = 16;
+  c.sensory_dim = 12;
+  c.motor_dim = 4;
+  c.attractor_capacity = 4;
+  c.seed = 7;
+  c.field_step = field_step;
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(5 + 2 * b));
+  auto brain = make_brain(c, keys);
+  std::map<std::string, std::string> digests;
+  std::vector<torch::Tensor> block;
+  for (int n = 0; n < kCycles; ++n) {
+    block.push_back(brain->step(fixture_sensors(n, B, c.sensory_dim), fixture_reward(n, B)));
+    if (block.size() == kBlock) {
+      digests[fmt::format("motors.{:03d}", n + 1 - kBlock)] =
+          fmt::format("{:016x}", fixture_fnv1a64(torch::stack(block)));
+      block.clear();
+    }
+  }
+  for (const auto& [name, value] : snapshot(*brain)) {
+    digests["buffer." + name] = fmt::format("{:016x}", fixture_fnv1a64(value));
+  }
+  return digests;
+}
+
+void check_against_fixture(const std::string& field_step, int64_t B) {
+  // One thread: a reduction's rounding may depend on how the work is split.
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(1);
+  const auto digests = cycle_digests(field_step, B);
+  at::set_num_threads(threads_before);
+  const std::string path = cycle_fixture_path(fmt::format("{}_R16_B{}", field_step, B));
+  const char* write = std::getenv("FIELDBRAIN_WRITE_FIXTURE");
+  if (write != nullptr && std::string(write) == "1") {
+    write_digests(path, digests);
+    WARN("wrote " << path);
+    return;
+  }
+  const auto stored = read_digests(path);
+  INFO("fixture " << path);
+  REQUIRE(stored.size() > kCycles / kBlock);  // the motors' blocks and the buffers
+  for (const auto& [key, value] : stored) {
+    INFO(key);
+    const auto it = digests.find(key);
+    REQUIRE(it != digests.end());
+    CHECK(it->second == value);
+  }
+  CHECK(digests.size() == stored.size());
+}
+
+}  // namespace
+
+TEST_CASE("200 reference cycles of one robot are bit-identical to the stored fixture",
+          "[brain][fixture]") {
+  check_against_fixture("reference", 1);
+}
+
+TEST_CASE("200 reference cycles of four robots are bit-identical to the stored fixture",
+          "[brain][fixture]") {
+  check_against_fixture("reference", 4);
+}
+
+TEST_CASE("200 fast cycles of one robot are bit-identical to the stored fixture",
+          "[brain][fixture]") {
+  check_against_fixture("fast", 1);
+}
+
+TEST_CASE("200 fast cycles of four robots are bit-identical to the stored fixture",
+          "[brain][fixture]") {
+  check_against_fixture("fast", 4);
+}
+
+}  // namespace fieldbrain::test

@@ -149,7 +149,15 @@ torch::Tensor power(const torch::Tensor& v, double exponent) {
   check_vectors(v, "hrr::power", "input");
   const torch::Tensor spec = spectrum(v);
   const torch::Tensor raised = torch::polar(spec.abs().pow(exponent), spec.angle() * exponent);
-  return from_spectrum(raised, v.size(-1));
+  // A real-negative DC (or, for even D, Nyquist) bin raised to a fractional power leaves the
+  // real axis, and a real signal cannot hold that bin's imaginary part: keep its real part.
+  // The CPU's inverse FFT drops it anyway; cuFFT's does not, and on an H200 the power of a
+  // D = 4096 vector came out 2/D away from the CPU's (and the float64) result.
+  const torch::Tensor parts = torch::view_as_real(raised);  // [..., bins, 2], a view
+  parts.select(-2, 0).select(-1, 1).zero_();
+  const int64_t d = v.size(-1);
+  if (d % 2 == 0) parts.select(-2, d / 2).select(-1, 1).zero_();
+  return from_spectrum(raised, d);
 }
 
 torch::Tensor normalize(const torch::Tensor& v) {

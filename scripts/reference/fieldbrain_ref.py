@@ -965,13 +965,24 @@ def cmd_time_step(args):
         print(json.dumps(dict(row, skipped="no CUDA device visible to this torch")))
         return
     step = field_step
+    inputs = field_step_inputs(args.B, args.R, args.seed, device)
     if args.mode == "compile":
         if not hasattr(torch, "compile"):
             print(json.dumps(dict(row, skipped=f"torch.compile needs PyTorch >= 2.0 (this is {torch.__version__})")))
             return
-        step = torch.compile(field_step, mode=args.compile_mode)
+        # The stencil kernels are cached on first use: make them here, eagerly, so that they
+        # are not outputs of a compiled region (CUDA-graph replays would overwrite them).
+        _kernels(inputs[0].dtype, inputs[0].device)
+        compiled = torch.compile(field_step, mode=args.compile_mode)
+        mark = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
+
+        def step(*xs):
+            # max-autotune replays CUDA graphs (cudagraph trees): each call is one step, whose
+            # outputs the next call's replay may overwrite; say so, as a training loop would.
+            if mark is not None and device.type == "cuda":
+                mark()
+            return compiled(*xs)
     torch.set_num_threads(args.threads)
-    inputs = field_step_inputs(args.B, args.R, args.seed, device)
     try:
         with torch.no_grad():
             for _ in range(args.warmup):

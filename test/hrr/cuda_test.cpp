@@ -61,7 +61,11 @@ TEST_CASE("Every HRR operation gives the same result on CUDA as on the CPU", "[c
       {"bind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::bind(x, y); }},
       {"unbind", [](auto& x, auto& y, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::unbind(x, y); }},
       {"involution", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::involution(x); }},
-      {"exact_inverse", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::exact_inverse(x); }},
+      // On a spectrum bounded away from 0 (|B_k| in [0.5, 1.5]): the exact inverse divides by
+      // |B_k|^2, so on a random vector's near-zero bins each device's float32 rounding is
+      // amplified past 1e-5 (an H200 run: CPU 1.7e-5 and CUDA 1.0e-4 from the float64 result).
+      {"exact_inverse", [](auto& x, auto& y, auto&, auto&, auto&, auto&) {
+         return fieldbrain::hrr::exact_inverse(fieldbrain::hrr::make_unitary(x) + 0.5 * fieldbrain::hrr::make_unitary(y)); }},
       {"make_unitary", [](auto& x, auto&, auto&, auto&, auto&, auto&) { return fieldbrain::hrr::make_unitary(x); }},
       {"bundle weighted", [](auto&, auto&, auto& it, auto& w, auto&, auto&) { return fieldbrain::hrr::bundle(it, w, true); }},
       {"bundle list", [](auto& x, auto& y, auto&, auto&, auto&, auto&) {

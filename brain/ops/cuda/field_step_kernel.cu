@@ -1,10 +1,11 @@
 // CUDA kernels of the field step (docs/cycle.md step 7, items 1-8), raw CUDA C++ without
-// LibTorch headers (see field_step_cuda.h). Five launches, all stream-ordered, no host sync:
+// LibTorch headers (see field_step_cuda.h). Six launches, all stream-ordered, no host sync:
 //   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]|
 //   2. X2 (decay + temporal shift + spontaneous activity), 48 channels
 //   3. X3 (learned diffusion) and Aq = tanh(X3 * pl0), 48 channels
-//   4. per voxel: X4 (coupling) for the 48 channels, their statistics, D1 (self-modification,
-//      error-field modulation), NaN repair, clamp; writes Fn and the robot's max|Fn[0:48]|
+//   4a. per element: X4 (coupling) for the 48 channels; writes Fn[0:48] (raw X4 kept in X3's space)
+//   4b. per voxel: the 48 channels' statistics, D1 (self-modification, error-field modulation),
+//       NaN repair, clamp; writes Fn[48:64] and the robot's max|Fn[0:48]|
 //   5. the squash (tanh when max > 2) and the global periodic diffusion into out
 #include "brain/ops/cuda/field_step_cuda.h"
 
@@ -128,37 +129,69 @@ __device__ __forceinline__ void atomic_max_nonneg(float* addr, float value) {
   atomicMax(reinterpret_cast<int*>(addr), __float_as_int(value));
 }
 
-__global__ void x4_kernel(const float* field, const float* ef, const float* scalars,
-                          const float* x3, const float* aq, float* fn, float* stats, Dims d) {
+// 4a. X4 (coupling) per (robot, channel < 48, voxel): one thread per element, so a small batch
+// still fills the GPU (one thread per voxel looping over 48 channels left an R = 32 robot with
+// 32,768 threads and made this step most of the field step). The raw X4 (NaN kept, for the
+// statistics) overwrites X3 in place, each thread its own element; Fn gets the repaired value.
+__global__ void x4_coupling_kernel(const float* field, float* x3_to_x4, const float* aq,
+                                   float* fn, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= d.B * 48 * d.V) return;
+  const int64_t chan = i / d.V;  // b * 48 + c
+  const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 48);
+  const int64_t b = chan / 48;
+  const auto [x, y, z] = voxel_of(v, d);
+  const float* D = field + (b * 64 + 48) * d.V;
+  const float cc = ((((D[8 * d.V + v] + D[9 * d.V + v]) + D[10 * d.V + v]) + D[11 * d.V + v]) / 4.f) *
+                   sigmoidf_(D[13 * d.V + v]);
+  const float* a = aq + chan * d.V;
+  float box = 0.f;
+  for (int dx = -1; dx <= 1; ++dx)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dz = -1; dz <= 1; ++dz) box += at_or_zero(a, d, x + dx, y + dy, z + dz);
+  const float x4 = x3_to_x4[i] + 0.1f * (box - a[v]) * cc;
+  x3_to_x4[i] = x4;
+  fn[(b * 64 + c) * d.V + v] = repair(x4);
+}
+
+// Folds `value` (>= 0) into the robot's max slot: one atomic per warp when the warp's 32
+// threads belong to one robot (always, when R^3 is a multiple of 32), else one per thread.
+// Every thread of the warp must call it (inactive ones with value 0 and any valid robot).
+__device__ __forceinline__ void warp_max_into(float* stats, int64_t b, float value) {
+  const long long b0 = __shfl_sync(0xffffffffu, static_cast<long long>(b), 0);
+  if (__all_sync(0xffffffffu, static_cast<long long>(b) == b0)) {
+    for (int offset = 16; offset > 0; offset /= 2) {
+      value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+    }
+    if ((threadIdx.x & 31) == 0) atomic_max_nonneg(&stats[b * 4 + 2], value);
+  } else {
+    atomic_max_nonneg(&stats[b * 4 + 2], value);
+  }
+}
+
+// 4b. Per voxel: the 48 channels' statistics of X4, D1 (self-modification, error-field
+// modulation), NaN repair and clamp of the 16 dynamics channels, and the robot's max|Fn[0:48]|.
+__global__ void x4_stats_kernel(const float* field, const float* ef, const float* scalars,
+                                const float* x4, float* fn, float* stats, Dims d) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  const bool active = i < d.B * d.V;
   float local_max = 0.f;
-  int64_t b = 0;
-  if (i < d.B * d.V) {
-    b = i / d.V;
+  const int64_t b = active ? i / d.V : d.B - 1;
+  if (active) {
     const int v = static_cast<int>(i - b * d.V);
-    const auto [x, y, z] = voxel_of(v, d);
     const float* D = field + (b * 64 + 48) * d.V;
     const float* sc = scalars + b * 8;
     const float explore = sc[2], sigma = sc[3];
     const bool has_ef = sc[4] > 0.5f;
-    const float cc = ((((D[8 * d.V + v] + D[9 * d.V + v]) + D[10 * d.V + v]) + D[11 * d.V + v]) / 4.f) *
-                     sigmoidf_(D[13 * d.V + v]);
     float s_abs = 0.f, s_sum = 0.f, s_sq = 0.f, s_small = 0.f;
     for (int c = 0; c < 48; ++c) {
-      const float* a = aq + (b * 48 + c) * d.V;
-      float box = 0.f;
-      for (int dx = -1; dx <= 1; ++dx)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dz = -1; dz <= 1; ++dz) box += at_or_zero(a, d, x + dx, y + dy, z + dz);
-      const float x4 = x3[(b * 48 + c) * d.V + v] + 0.1f * (box - a[v]) * cc;
-      const float ax = fabsf(x4);
+      const float value = x4[(b * 48 + c) * d.V + v];
+      const float ax = fabsf(value);
       s_abs += ax;
-      s_sum += x4;
-      s_sq += x4 * x4;
+      s_sum += value;
+      s_sq += value * value;
       s_small += ax < 0.1f ? 1.f : 0.f;
-      const float fixed = repair(x4);
-      local_max = fmaxf(local_max, fabsf(fixed));
-      fn[(b * 64 + c) * d.V + v] = fixed;
+      local_max = fmaxf(local_max, fabsf(repair(value)));
     }
     const float E = s_abs / 48.f;
     const float var = (s_sq - s_sum * (s_sum / 48.f)) / 47.f;
@@ -180,8 +213,7 @@ __global__ void x4_kernel(const float* field, const float* ef, const float* scal
       fn[(b * 64 + 48 + j) * d.V + v] = fminf(5.f, fmaxf(-5.f, repair(d1)));
     }
   }
-  // A block may span two robots, so each thread folds its maximum into its robot's slot.
-  if (i < d.B * d.V) atomic_max_nonneg(&stats[b * 4 + 2], local_max);
+  warp_max_into(stats, b, local_max);
 }
 
 __global__ void diffuse_kernel(const float* fn, const float* stats, float* out, Dims d) {
@@ -233,8 +265,9 @@ int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
   x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(
       a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
   x3_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x2, x3, aq, d);
-  x4_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, aq,
-                                                            fn, stats, d);
+  x4_coupling_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x3, aq, fn, d);
+  x4_stats_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, fn,
+                                                                  stats, d);
   diffuse_kernel<<<blocks_for(d.B * 64 * d.V), kThreads, 0, stream>>>(fn, stats, a.out, d);
   return static_cast<int>(cudaGetLastError());
 }

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "brain/archive_layout.h"
 #include "brain/plain_pickle.h"
 #include "hrr/sha256.h"
 
@@ -152,6 +153,10 @@ Record load_record(const std::string& path, const std::string& format,
            "the file is truncated (or has trailing bytes): it does not end with a zip "
            "end-of-central-directory record");
   }
+
+  // The same layout and pickle-program checks as a brain save, before LibTorch reads it.
+  const std::string layout = archive_layout_problem(bytes);
+  if (!layout.empty()) refuse(path, "not a readable torch archive: " + layout);
 
   torch::IValue root;
   try {

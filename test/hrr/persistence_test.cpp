@@ -11,6 +11,7 @@
 
 #include "hrr/random_vectors.h"
 #include "test/hrr/test_support.h"
+#include "test/support/pickle_archive.h"
 
 using namespace fieldbrain::hrr;
 using fieldbrain::hrr::test::ScratchDir;
@@ -108,6 +109,15 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
     content.toGenericDict().insert_or_assign("unitary", false);
     write_bytes(path, torch::pickle_save(content));
     CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("SHA-256 integrity check failed"));
+  }
+  SECTION("a malformed pickle program is refused before LibTorch runs it") {
+    for (const auto& pickle : fieldbrain::test::bad_pickles()) {
+      INFO(pickle.what);
+      const std::string bytes = fieldbrain::test::archive_with_pickle(pickle.program);
+      write_bytes(path, std::vector<char>(bytes.begin(), bytes.end()));
+      CHECK_THROWS_WITH(load_vocabulary(path),
+                        Catch::Contains("refusing to load") && Catch::Contains(pickle.reason));
+    }
   }
   SECTION("one flipped bit in the stored vectors") {
     std::vector<char> bytes = original;

@@ -14,6 +14,7 @@
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "brain/plain_pickle.h"
+#include "test/support/pickle_archive.h"
 
 namespace fs = std::filesystem;
 using fieldbrain::Archive;
@@ -279,6 +280,34 @@ TEST_CASE("An archive whose version record fails its CRC-32 is refused before Li
   const auto bad = dir / "bad.pt";
   write_all(bad, bytes);
   CHECK_THAT(load_error(bad), Catch::Contains("the version record fails its CRC-32 check"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("A save whose data.pkl is not a well-formed pickle program is refused before LibTorch runs it",
+          "[persistence]") {
+  auto dir = temp_dir();
+  const auto bad = dir / "bad.pt";
+  for (const auto& pickle : fieldbrain::test::bad_pickles()) {
+    INFO(pickle.what);
+    write_all(bad, fieldbrain::test::archive_with_pickle(pickle.program));
+    const std::string error = load_error(bad);
+    CHECK_THAT(error, Catch::Contains("data.pkl") && Catch::Contains(pickle.reason));
+    CHECK_THAT(error, Catch::Contains(bad.string()));
+  }
+  SECTION("a well-formed program passes the check and is judged as a save") {
+    write_all(bad, fieldbrain::test::archive_with_pickle("\x80\x02}."));  // an empty dict
+    CHECK_THAT(load_error(bad), Catch::Contains("not a fieldbrain archive"));
+  }
+  SECTION("a changed data.pkl byte that keeps the program well-formed fails its CRC-32") {
+    const auto good = dir / "good.pt";
+    save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
+    std::string bytes = read_all(good);
+    const auto at = bytes.find("counter");  // a tensor's name inside data.pkl
+    REQUIRE(at != std::string::npos);
+    bytes[at] = 'k';
+    write_all(bad, bytes);
+    CHECK_THAT(load_error(bad), Catch::Contains("data.pkl fails its CRC-32 check"));
+  }
   fs::remove_all(dir);
 }
 

@@ -9,6 +9,7 @@
 #include "brain/ops/field_step.h"
 #include "brain/ops/philox.h"
 #include "brain/ops/spontaneous_wave.h"
+#include "brain/portable_math.h"
 
 namespace fieldbrain {
 namespace {
@@ -188,7 +189,7 @@ void FieldDynamicsImpl::init_robot(int64_t b, uint64_t seed) {
   for (int64_t i = 0; i < 3 * n_waves; ++i) {
     v[i] = philox::normal(seed, 0, philox::kStreamWaveVectors, static_cast<uint64_t>(i));
   }
-  wv = wv / (at::linalg_vector_norm(wv, 2, torch::IntArrayRef{1}, true, c10::nullopt) + 1e-8);
+  wv = portable::unit_rows(wv, 1);
   wave_vectors[b].zero_();
   wave_vectors[b].slice(0, 0, n_waves).copy_(wv.to(wave_vectors.device()));
   wave_mask[b].zero_();
@@ -204,7 +205,7 @@ const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
   const auto& c = coords;
   auto comp = [&](int64_t i) { return wave_vectors.select(2, i).reshape({B, 5, 1, 1, 1}); };
   const auto dot = comp(0) * c[0] + comp(1) * c[1] + comp(2) * c[2];
-  const auto s = torch::sin(dot / 3 + phi.reshape({B, 1, 1, 1, 1}));
+  const auto s = portable::sin(dot / 3 + phi.reshape({B, 1, 1, 1, 1}));
   wave.copy_((s * wave_mask.reshape({B, 5, 1, 1, 1})).sum(1));
   return wave;
 }

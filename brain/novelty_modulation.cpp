@@ -6,6 +6,7 @@
 
 #include "brain/cycle_facts.h"
 #include "brain/ops/novelty_modulation.h"
+#include "brain/portable_math.h"
 
 namespace fieldbrain {
 
@@ -99,7 +100,7 @@ void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor&
                           .permute({0, 2, 3, 4, 1})
                           .reshape({B, 4096});
   auto v = corner.index_select(1, nov_idx_);
-  v = v / (at::linalg_vector_norm(v, 2, torch::IntArrayRef{1}, true, c10::nullopt) + 1e-8);
+  v = portable::unit_rows(v, 1);
   auto age = torch::zeros({B, 200}, torch::kFloat);
   std::vector<bool> recent_ok(B * 200, false), empty(B);
   std::vector<float> wobble(B);

@@ -4,6 +4,7 @@
 
 #include "brain/ops/attractor_math.h"
 #include "brain/ops/attractor_pull.h"
+#include "brain/portable_math.h"
 
 namespace fieldbrain {
 
@@ -87,7 +88,7 @@ void RewardAttractorsImpl::influence(torch::Tensor& field) {
       const double s = age_slot(b, j);  // 0: empty or just retired
       if (s == 0.0) continue;
       const auto P = bank[b][j];
-      const auto cosv = torch::cosine_similarity(F.reshape({-1}), P.reshape({-1}), 0, 1e-8);
+      const auto cosv = portable::cosine_similarity(F.reshape({-1}), P.reshape({-1}), 0);
       const auto gate = va[b][j] > 0 ? (1 + cosv) / 2 : (1 - cosv) / 2;
       const auto inf = (P - F) * (s * va[b][j] * 0.01) * gate;
       total = total.defined() ? total + inf : inf;

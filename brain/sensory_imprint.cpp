@@ -7,6 +7,7 @@
 
 #include "brain/cycle_facts.h"
 #include "brain/ops/sensory_imprint.h"
+#include "brain/portable_math.h"
 
 namespace fieldbrain {
 
@@ -127,12 +128,12 @@ torch::Tensor SensoryImprintImpl::apply_aten(const CycleContext& ctx, torch::Ten
   s = torch::where(skip, torch::zeros_like(s), s);
 
   // 2-3. Unit pattern and the shared activity maps.
-  const auto p = a / (at::linalg_vector_norm(a, 2, torch::IntArrayRef{1}, true, c10::nullopt) + 1e-8);
+  const auto p = portable::unit_rows(a, 1);
   const auto act = field.abs().mean(1);  // [B,R,R,R]
   const auto box = torch::avg_pool3d(act.unsqueeze(1), 3, 1, 1, false, false).view({B, -1});
 
   // 4. Existing: the most similar remembered pattern whose place is not crowded.
-  const auto cos = torch::cosine_similarity(p.unsqueeze(1), map->data, 2, 1e-8);  // [B,100]
+  const auto cos = portable::cosine_similarity(p.unsqueeze(1), map->data, 2);  // [B,100]
   const auto valid = map->valid_mask() > 0.5;
   const auto flat_loc = map_loc.select(2, 0) * (R * R) + map_loc.select(2, 1) * R + map_loc.select(2, 2);
   const auto cand = valid & (cos > 0.9) & (box.gather(1, flat_loc) < 2.0);
@@ -143,7 +144,7 @@ torch::Tensor SensoryImprintImpl::apply_aten(const CycleContext& ctx, torch::Ten
   // 5. Resonant: where the projected pattern agrees in sign with the content channels 0-7.
   const auto proj = project(p).view({B, R, R, R});
   const auto fp = field.slice(1, 0, 8).mean(1);
-  const auto res = torch::cosine_similarity(proj.unsqueeze(-1), fp.unsqueeze(-1), -1, 1e-8);
+  const auto res = portable::cosine_similarity(proj.unsqueeze(-1), fp.unsqueeze(-1), -1);
   const auto sm = torch::avg_pool3d(res.unsqueeze(1), 3, 1, 1, false, true).view({B, -1});
   const auto accepted = sm.amax(1) > 0.3;
   const auto res_loc = sm.argmax(1);

@@ -151,6 +151,22 @@ class Ring:
         return self.data[b, (self.count[b] - 1 - i) % self.N]
 
 
+# Three float32 ops of the cycle gave other bits under torch 2.6 than under 1.13 on the same
+# inputs: sin (1 ulp), cosine_similarity (1e-5 over a flattened field) and a row's 2-norm (1 ulp).
+# Computed in float64 and rounded once they are the same on both (brain/portable_math.h).
+def sin64(x):
+    return torch.sin(x.double()).float()
+
+
+def unit_rows64(x):
+    """x / (its rows' 2-norm + 1e-8)."""
+    return x / (torch.linalg.vector_norm(x.double(), 2, dim=1, keepdim=True).float() + 1e-8)
+
+
+def cosine64(a, b, dim):
+    return tnf.cosine_similarity(a.double(), b.double(), dim=dim, eps=1e-8).float()
+
+
 # ----------------------------------------------------------------------------- field step
 _KERNEL_CACHE = {}
 
@@ -297,7 +313,7 @@ class FieldBrainRef:
             self.n_waves[b] = nw
             # 3. wave vectors, each row normalised
             v = philox.normals(rs, 0, philox.STREAM_WAVE_VECTORS, 3 * nw)[0].reshape(nw, 3)
-            v = v / (torch.linalg.vector_norm(v, 2, dim=1, keepdim=True) + 1e-8)
+            v = unit_rows64(v)
             self.wv[b, :nw] = v
             self.wmask[b, :nw] = 1.0
             # 5. hierarchical weights (xavier-uniform bounds): (2u - 1) * beta_k
@@ -434,7 +450,7 @@ class FieldBrainRef:
         for w in range(5):
             v = self.wv[:, w].reshape(self.B, 3, 1, 1, 1)
             dot = v[:, 0] * self.gx + v[:, 1] * self.gy + v[:, 2] * self.gz
-            wave = wave + torch.sin(phi + dot / 3) * self.wmask[:, w].reshape(self.B, 1, 1, 1)
+            wave = wave + sin64(phi + dot / 3) * self.wmask[:, w].reshape(self.B, 1, 1, 1)
         return wave
 
     @staticmethod
@@ -528,7 +544,7 @@ class FieldBrainRef:
             s = s * (0.1 + 0.9 * (1 - self.conf))
         self.last_s = torch.where(torch.tensor(skip, device=dev), zero, s)
         if not all(skip):
-            p = a / (torch.linalg.vector_norm(a, 2, dim=1, keepdim=True) + 1e-8)
+            p = unit_rows64(a)
             act = F.abs().mean(1)                                            # [B,R,R,R]
             box = tnf.avg_pool3d(act.unsqueeze(1), 3, stride=1, padding=1,
                                  count_include_pad=False).squeeze(1)
@@ -540,7 +556,7 @@ class FieldBrainRef:
                 # 4.4 existing
                 cnt = self.map.count[b]
                 if cnt > 0:
-                    cos = tnf.cosine_similarity(p[b].unsqueeze(0), self.map.data[b], dim=1, eps=1e-8)
+                    cos = cosine64(p[b].unsqueeze(0), self.map.data[b], dim=1)
                     ml = self.map_loc.data[b]
                     bx = box[b][ml[:, 0], ml[:, 1], ml[:, 2]]
                     cand = self.map.valid(b) & (cos > 0.9) & (bx < 2.0)
@@ -550,7 +566,7 @@ class FieldBrainRef:
                 # 4.5 resonant
                 if loc is None:
                     proj = torch.mv(self.P, p[b]).reshape(R, R, R)
-                    res = tnf.cosine_similarity(proj.unsqueeze(-1), fp[b].unsqueeze(-1), dim=-1, eps=1e-8)
+                    res = cosine64(proj.unsqueeze(-1), fp[b].unsqueeze(-1), dim=-1)
                     sm = tnf.avg_pool3d(res.reshape(1, 1, R, R, R), 3, stride=1, padding=1,
                                         count_include_pad=True).reshape(R, R, R)
                     if float(sm.max()) > 0.3:
@@ -579,7 +595,7 @@ class FieldBrainRef:
         self.si = 0.95 * self.si + 0.05 * info * (1 + var)
         xn = F[:, 0:8, 0:8, 0:8, 0:8].permute(0, 2, 3, 4, 1).reshape(B, 4096)
         v = xn[:, self.nov_idx]
-        v = v / (torch.linalg.vector_norm(v, 2, dim=1, keepdim=True) + 1e-8)
+        v = unit_rows64(v)
         if self.nov.count[0] == 0:
             nov_val = torch.ones(B, device=dev)
         else:
@@ -659,7 +675,7 @@ class FieldBrainRef:
                     self.att_valid[b][j] = False
                     continue
                 Pj = self.att[b, j]
-                cosv = tnf.cosine_similarity(F[b].reshape(-1), Pj.reshape(-1), dim=0, eps=1e-8)
+                cosv = cosine64(F[b].reshape(-1), Pj.reshape(-1), dim=0)
                 val = self.att_valence[b][j]
                 gate = (1 + cosv) / 2 if val > 0 else (1 - cosv) / 2
                 inf = (Pj - F[b]) * (st * val * 0.01) * gate

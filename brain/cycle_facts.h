@@ -7,7 +7,8 @@
 //
 // Ring counts are taken at the start of the cycle, before any of its pushes: a kernel that
 // pushes writes slot `count mod N` and the host then advances the ring's count
-// (RingBufferImpl::advance), exactly as RingBufferImpl::push would have.
+// (RingBufferImpl::advance), exactly as RingBufferImpl::push would have. The columns, the ring
+// capacities and the push rules are brain/ops/cycle_layout.h (no LibTorch: kernels read it).
 #pragma once
 
 #include <cstdint>
@@ -15,31 +16,9 @@
 
 #include <torch/torch.h>
 
+#include "brain/ops/cycle_layout.h"  // the columns: FactColumn, ValueColumn
+
 namespace fieldbrain {
-
-enum FactColumn : int64_t {
-  kFactCycle = 0,           // n: cycles completed before this one
-  kFactHasInput,            // 1 when max|a| > 0.01 (the imprint runs), else 0
-  kFactHistCount,           // hierarchy.hist (1000 x [S])
-  kFactRecentCount,         // prediction.recent (3 x [S])
-  kFactHerrCount0,          // hierarchy.herr[k], k = 0..3 (kFactHerrCount0 + k)
-  kFactPerrCount = kFactHerrCount0 + 4,  // modulation.perr
-  kFactPimpCount,           // modulation.pimp
-  kFactNovCount,            // modulation.nov
-  kFactMapCount,            // imprint.map
-  kFactCyclesWithoutInput,  // modulation.cwi before this cycle's update
-  kFactAttractorSlot,       // the slot step 6 writes (attractor_count mod A), -1 when it stores none
-  kFactColumns = 16,        // room for more without changing the table's shape
-};
-
-// Float facts: the cycle's inputs and the cycle number as the formulas use it.
-enum ValueColumn : int64_t {
-  kValueCycle = 0,  // float(n)
-  kValueScored,     // 1 when n >= 1 (there is a prediction to score), else 0
-  kValueReward,     // r
-  kValuePhase,      // float32(0.1 * double(n)): the wave phase of step 7.2
-  kValueColumns = 4,
-};
 
 // The tables' host staging copies and their device copies (the same tensors on the CPU).
 struct CycleFacts {

@@ -12,12 +12,7 @@ namespace fieldbrain {
 namespace {
 constexpr double kGain[4] = {1.0, 0.5, 0.3, 0.2};
 constexpr double kLearningRate[4] = {0.3, 0.1, 0.03, 0.01};
-
-// The fused kernels read the cycle's facts by these columns (brain/ops/hierarchy_learn_math.h).
-namespace hl = ops::hierarchy;
-static_assert(hl::kFactsCycle == kFactCycle && hl::kFactsHist == kFactHistCount &&
-                  hl::kFactsHerr0 == kFactHerrCount0 && hl::kFactsWidth == kFactColumns,
-              "brain/ops/hierarchy_learn_math.h and brain/cycle_facts.h disagree on the fact columns");
+namespace hl = ops::hierarchy;  // the fused kernels' arithmetic (brain/ops/hierarchy_learn_math.h)
 }  // namespace
 
 HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOptions options_)
@@ -26,10 +21,10 @@ HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOption
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
   W = register_buffer("W", torch::zeros({B, 4, 16, S}, opts));
   hpred = register_buffer("hpred", torch::zeros({B, 4, S}, opts));
-  hist = register_module("hist", RingBuffer(RingBufferOptions(B, 1000, {S}).device(options.device())));
+  hist = register_module("hist", RingBuffer(RingBufferOptions(B, kHistCapacity, {S}).device(options.device())));
   for (int k = 0; k < 4; ++k) {
     herr[k] = register_module("herr" + std::to_string(k),
-                              RingBuffer(RingBufferOptions(B, 50, {}).device(options.device())));
+                              RingBuffer(RingBufferOptions(B, kHerrCapacity, {}).device(options.device())));
   }
   if (options.fused()) pending = register_scratch(torch::zeros({B, hl::pending_width(S)}, opts));
 }
@@ -70,7 +65,7 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
     if (!ctx.scored[b]) continue;
     const int64_t h = hist->count(b);
     for (int k = 0; k < 4; ++k) {
-      const bool on = k == 0 || (k == 1 && h >= 10) || (k >= 2 && h >= 100);
+      const bool on = timescale_active(ctx.cycle[b], h, k);
       active_k[k][b] = on;
       active_host[b * 4 + k] = on ? 1.0f : 0.0f;
     }

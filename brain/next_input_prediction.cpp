@@ -12,7 +12,7 @@ NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions opti
   const int64_t B = options.batch(), S = options.sensory_dim();
   const auto dev = options.device();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(dev);
-  recent = register_module("recent", RingBuffer(RingBufferOptions(B, 3, {S}).device(dev)));
+  recent = register_module("recent", RingBuffer(RingBufferOptions(B, kRecentCapacity, {S}).device(dev)));
   pred = register_buffer("pred", torch::zeros({B, S}, opts));
   pc = register_buffer("pc", torch::zeros({B, S}, opts));
   last_err = register_buffer("last_err", torch::zeros({B, S}, opts));

@@ -15,14 +15,14 @@ NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
   const int64_t B = options.batch();
   const auto dev = options.device();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(dev);
-  nov = register_module("nov", RingBuffer(RingBufferOptions(B, 200, {512}).device(dev)));
+  nov = register_module("nov", RingBuffer(RingBufferOptions(B, kNovCapacity, {512}).device(dev)));
   // The fused operator reads and writes the timestamps where it runs.
   nov_ts = register_buffer(
       "nov_ts",
       torch::zeros({B, 200}, torch::TensorOptions(torch::kLong)
                                  .device(options.fused() ? dev : torch::Device(torch::kCPU))));
-  perr = register_module("perr", RingBuffer(RingBufferOptions(B, 50, {}).device(dev)));
-  pimp = register_module("pimp", RingBuffer(RingBufferOptions(B, 50, {}).device(dev)));
+  perr = register_module("perr", RingBuffer(RingBufferOptions(B, kErrCapacity, {}).device(dev)));
+  pimp = register_module("pimp", RingBuffer(RingBufferOptions(B, kErrCapacity, {}).device(dev)));
   cwi = register_buffer("cwi", torch::zeros({B}, torch::kLong));
   auto scalar = [&](const char* name, double init) {
     return register_buffer(name, torch::full({B}, init, opts));
@@ -139,7 +139,7 @@ void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor&
   for (int64_t b = 0; b < B; ++b) {
     const int64_t c = perr->count(b);
     warm[b] = c > 5;
-    push_imp[b] = c > 20;
+    push_imp[b] = pimp_pushes(c);
   }
   const auto recent = torch::where(CycleContext::flags(warm, dev) > 0.5, perr->mean_last(10),
                                    torch::full({B}, 0.5, si.options()));
@@ -204,7 +204,7 @@ void NoveltyModulationImpl::advance_host(const CycleContext& ctx) {
   nov->advance();
   perr->advance();
   push_imp_.resize(static_cast<size_t>(B));
-  for (int64_t b = 0; b < B; ++b) push_imp_[b] = perr->count(b) > 20;
+  for (int64_t b = 0; b < B; ++b) push_imp_[b] = pimp_pushes(perr->count(b));
   pimp->advance(push_imp_);
   auto* w = cwi.data_ptr<int64_t>();
   for (int64_t b = 0; b < B; ++b) w[b] = ctx.has_input[b] ? 0 : w[b] + 1;

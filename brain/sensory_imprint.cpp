@@ -11,14 +11,10 @@
 
 namespace fieldbrain {
 
-static_assert(ops::kImprintFactHasInput == kFactHasInput && ops::kImprintFactMapCount == kFactMapCount &&
-                  ops::kImprintValueReward == kValueReward,
-              "brain/ops/sensory_imprint_arrays.h must name the columns of brain/cycle_facts.h");
-
 SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options(std::move(options_)) {
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   const auto dev = options.device();
-  map = register_module("map", RingBuffer(RingBufferOptions(B, 100, {S}).device(dev)));
+  map = register_module("map", RingBuffer(RingBufferOptions(B, kMapCapacity, {S}).device(dev)));
   map_loc = register_buffer("map_loc", torch::zeros({B, 100, 3}, torch::TensorOptions(torch::kLong).device(dev)));
   occ = register_buffer("occ", torch::zeros({B, R, R, R}, torch::TensorOptions(torch::kFloat).device(dev)));
 

@@ -71,7 +71,7 @@ std::pair<int64_t, int64_t> check_hierarchy_observe_args(
   check_learn_tensor(kOp, "sensors", sensors, {B, S}, device);
   check_learn_field(kOp, "field", field, B, device);
   check_learn_tensor(kOp, "field", field, field.sizes().vec(), device, &sensors);
-  check_learn_tensor(kOp, "facts", facts, {B, h::kFactsWidth}, device, &sensors, at::kLong);
+  check_learn_tensor(kOp, "facts", facts, {B, kFactColumns}, device, &sensors, at::kLong);
   check_learn_tensor(kOp, "hpred", hpred, {B, h::kTimescales, S}, device, &sensors);
   check_learn_tensor(kOp, "hist", hist, {B, h::kHistCapacity, S}, device, &sensors);
   const char* names[4] = {"herr0", "herr1", "herr2", "herr3"};
@@ -106,7 +106,7 @@ std::pair<int64_t, int64_t> check_error_field_args(const at::Tensor& e, const at
               e.defined() ? c10::str(e.sizes()) : "undefined");
   const int64_t B = e.size(0);
   check_learn_tensor(kOp, "e", e, e.sizes().vec(), device);
-  check_learn_tensor(kOp, "facts", facts, {B, h::kFactsWidth}, device, &e, at::kLong);
+  check_learn_tensor(kOp, "facts", facts, {B, kFactColumns}, device, &e, at::kLong);
   TORCH_CHECK(ef.defined() && ef.dim() == 4, kOp, ": ef must have shape [B,R,R,R], got ",
               ef.defined() ? c10::str(ef.sizes()) : "undefined");
   const int64_t R = ef.size(1);

@@ -7,7 +7,7 @@
 //   fieldbrain::hierarchy_apply_(Tensor(a!) field, Tensor pending) -> ()
 //   fieldbrain::error_field_update_(Tensor e, Tensor facts, Tensor(a!) ef, Tensor(b!) has_ef,
 //       Tensor(c!) boost) -> ()
-// Shapes: field [B,64,R,R,R], sensors and e [B,S], facts [B,16] int64 (brain/cycle_facts.h),
+// Shapes: field [B,64,R,R,R], sensors and e [B,S], facts [B,16] int64 (brain/ops/cycle_layout.h),
 // hpred [B,4,S], hist [B,1000,S], herr_k [B,50], W [B,4,16,S], pending
 // [B, hierarchy::pending_width(S)] (brain/ops/hierarchy_learn_math.h), ef [B,R,R,R], has_ef and
 // boost [B]; float32 except facts, all contiguous on one device (refused otherwise: no copies).

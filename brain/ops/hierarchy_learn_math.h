@@ -11,21 +11,17 @@
 
 #include <cstdint>
 
+#include "brain/ops/cycle_layout.h"
 #include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
 
 namespace fieldbrain {
 namespace ops {
 namespace hierarchy {
 
-// Columns of the cycle's int64 fact table [B, kFactsWidth] that the kernels read
-// (brain/cycle_facts.h; brain/hierarchical_predictor.cpp asserts they match).
-constexpr int kFactsCycle = 0;   // n: cycles completed before this one
-constexpr int kFactsHist = 2;    // hist.count before this cycle's push
-constexpr int kFactsHerr0 = 4;   // herr[k].count before this cycle's push: column kFactsHerr0 + k
-constexpr int kFactsWidth = 16;
-
-constexpr int kHistCapacity = 1000;  // the sensory history ring (docs/cycle.md "Ring buffers")
-constexpr int kHerrCapacity = 50;    // each timescale's error ring
+// The kernels read the fact table's kFactCycle, kFactHistCount and kFactHerrCount0 + k
+// (brain/ops/cycle_layout.h, as are the rings' capacities).
+using fieldbrain::kHerrCapacity;
+using fieldbrain::kHistCapacity;
 constexpr int kTimescales = 4;
 constexpr int kSites = 16;           // enc2field sites; sensor j belongs to site j mod 16
 constexpr int kChannels = 64;
@@ -46,11 +42,7 @@ FIELDBRAIN_HOST_DEVICE float learning_rate(int k) {
 FIELDBRAIN_HOST_DEVICE int timescale_window(int k) {
   return k == 0 ? 1 : k == 1 ? 10 : k == 2 ? 100 : 1000;
 }
-// Step 2 runs for scored robots (n >= 1); timescale k is active when k = 0, or k = 1 and
-// h >= 10, or k >= 2 and h >= 100, with h the history count after this cycle's push.
-FIELDBRAIN_HOST_DEVICE bool timescale_active(int64_t n, int64_t h_after, int k) {
-  return n >= 1 && (k == 0 || (k == 1 && h_after >= 10) || (k >= 2 && h_after >= 100));
-}
+using fieldbrain::timescale_active;  // step 2's rule (brain/ops/cycle_layout.h)
 
 // Site i's coordinate along `axis` (0 x, 1 y, 2 z) at resolution R (brain/sensor_sites.h).
 FIELDBRAIN_HOST_DEVICE int site_coord(int i, int axis, int R) {

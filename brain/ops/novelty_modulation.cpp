@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "brain/cycle_facts.h"
+#include "brain/ops/cycle_layout.h"
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
   m.def(
@@ -111,15 +111,6 @@ modulation::ModulationArrays check_novelty_modulation(
   a.resolution = R;
   a.sensory_dim = last_err.size(1);
   a.stats_stride = activity_stats.stride(0);
-  a.fact_columns = kFactColumns;
-  a.value_columns = kValueColumns;
-  a.fact_cycle = kFactCycle;
-  a.fact_has_input = kFactHasInput;
-  a.fact_perr_count = kFactPerrCount;
-  a.fact_pimp_count = kFactPimpCount;
-  a.fact_nov_count = kFactNovCount;
-  a.fact_cycles_without_input = kFactCyclesWithoutInput;
-  a.value_scored = kValueScored;
   return a;
 }
 

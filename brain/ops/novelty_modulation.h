@@ -11,14 +11,15 @@
 //   field [B,64,R,R,R] (R >= 8; read: the corner block), last_err [B,S], activity_stats [B,>=2]
 //   (rows of any stride, columns adjacent: mean|F[0:48]|, unbiased var(F[0:48]); a slice of the
 //   read-out), facts [B,kFactColumns] int64 and value_facts [B,kValueColumns]
-//   (brain/cycle_facts.h: the cycle number, has-input, the ring counts BEFORE this cycle's
+//   (brain/ops/cycle_layout.h: the cycle number, has-input, the ring counts BEFORE this cycle's
 //   pushes and the cycles without input before this cycle's update), has_ef [B], boost [B];
 //   mutated: nov [B,200,512], nov_ts [B,200] int64, perr [B,50], pimp [B,50], state: 13 tensors
 //   [B] in the order of modulation::StateColumn (brain/ops/novelty_modulation_math.h), and
 //   step_scalars [B,8]: the field step's scalars (decay, drive, explore, sigma BEFORE step 7.6,
 //   has_ef, 0, 0, 0); sigma in `state` is left updated by step 7.6.
 // Ring slots are written at `count mod N` with the counts from facts; the caller then advances
-// the rings' host counts (nov and perr always, pimp when perr's count after its push is > 20).
+// the rings' host counts (nov and perr always, pimp when pimp_pushes(perr's count after its push),
+// brain/ops/cycle_layout.h).
 //
 // Memory: allocates nothing (no tensor, no scratch); arguments that are not as above are
 // refused with a c10::Error naming them, never copied.

@@ -12,16 +12,17 @@
 #include <cmath>
 #include <cstdint>
 
+#include "brain/ops/cycle_layout.h"
 #include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
 
 namespace fieldbrain {
 namespace ops {
 namespace modulation {
 
-constexpr int kNovCapacity = 200;    // nov ring: 200 entries
-constexpr int kNovDim = 512;         // of 512 sampled corner values
+using fieldbrain::kErrCapacity;  // perr and pimp (brain/ops/cycle_layout.h)
+using fieldbrain::kNovCapacity;
+constexpr int kNovDim = 512;         // nov's items: 512 sampled corner values
 constexpr int kCornerValues = 4096;  // the 8^4 corner block F[0:8, 0:8, 0:8, 0:8]
-constexpr int kErrCapacity = 50;     // perr and pimp rings
 constexpr int kStepScalars = 8;      // the field step's per-robot scalars (field_step.h)
 
 // The module's per-robot scalars, in the order of the operator's `state` list.
@@ -58,8 +59,8 @@ struct ModulationArrays {
   const float* field;         // [B,64,R,R,R]
   const float* last_err;      // [B,S]
   const float* stats;         // [B, >= 2]: mean|F[0:48]|, unbiased var(F[0:48])
-  const int64_t* facts;       // [B, fact_columns] (brain/cycle_facts.h)
-  const float* values;        // [B, value_columns]
+  const int64_t* facts;       // [B, kFactColumns] (brain/ops/cycle_layout.h)
+  const float* values;        // [B, kValueColumns]
   const float* has_ef;        // [B]
   const float* boost;         // [B]
   float* nov;                 // [B,200,512]
@@ -71,13 +72,6 @@ struct ModulationArrays {
   int64_t resolution;
   int64_t sensory_dim;
   int64_t stats_stride;
-  int64_t fact_columns;
-  int64_t value_columns;
-  // Columns of facts / values used here (brain/cycle_facts.h; passed in so this header needs no
-  // LibTorch header).
-  int64_t fact_cycle, fact_has_input, fact_perr_count, fact_pimp_count, fact_nov_count,
-      fact_cycles_without_input;
-  int64_t value_scored;
 };
 
 FIELDBRAIN_HOST_DEVICE float min_f(float a, float hi) { return a > hi ? hi : a; }  // NaN kept
@@ -122,10 +116,10 @@ FIELDBRAIN_HOST_DEVICE float ring_mean_ages(const float* data, int64_t count, in
 // counts), fills the field step's scalars with sigma BEFORE its update, then updates sigma.
 // Does not write the nov ring (the caller copies the sample in once every reader is done).
 FIELDBRAIN_HOST_DEVICE void finish_robot(const ModulationArrays& a, int64_t b, float best) {
-  const int64_t* f = a.facts + b * a.fact_columns;
-  const int64_t n = f[a.fact_cycle];
-  const bool has_input = f[a.fact_has_input] != 0;
-  const bool scored = a.values[b * a.value_columns + a.value_scored] > 0.5f;
+  const int64_t* f = a.facts + b * kFactColumns;
+  const int64_t n = f[kFactCycle];
+  const bool has_input = f[kFactHasInput] != 0;
+  const bool scored = a.values[b * kValueColumns + kValueScored] > 0.5f;
   float* s[kStateCount];
   for (int k = 0; k < kStateCount; ++k) s[k] = a.state[k] + b;
 
@@ -137,7 +131,7 @@ FIELDBRAIN_HOST_DEVICE void finish_robot(const ModulationArrays& a, int64_t b, f
 
   // Novelty.
   float nov_val = 1.0f;
-  if (f[a.fact_nov_count] > 0) {
+  if (f[kFactNovCount] > 0) {
     const float wobble = static_cast<float>(0.1 * sin(0.01 * static_cast<double>(n)));
     nov_val = max_f(1.0f - max_f(best, 0.0f) + wobble, 0.0f);
   }
@@ -153,11 +147,11 @@ FIELDBRAIN_HOST_DEVICE void finish_robot(const ModulationArrays& a, int64_t b, f
   }
   float* perr = a.perr + b * kErrCapacity;
   float* pimp = a.pimp + b * kErrCapacity;
-  const int64_t c = f[a.fact_perr_count] + 1;  // after this push
+  const int64_t c = f[kFactPerrCount] + 1;  // after this push
   perr[(c - 1) % kErrCapacity] = err_s;
   const float recent = c > 5 ? ring_mean_ages(perr, c, kErrCapacity, 0, 10) : 0.5f;
-  if (c > 20) {
-    const int64_t pc = f[a.fact_pimp_count] + 1;
+  if (pimp_pushes(c)) {
+    const int64_t pc = f[kFactPimpCount] + 1;
     pimp[(pc - 1) % kErrCapacity] = ring_mean_ages(perr, c, kErrCapacity, 10, 20) - recent;
     if (pc > 10) {
       const bool flat = fabsf(ring_mean_ages(pimp, pc, kErrCapacity, 0, 10)) < 0.001f;
@@ -167,7 +161,7 @@ FIELDBRAIN_HOST_DEVICE void finish_robot(const ModulationArrays& a, int64_t b, f
   *s[kSc] = *s[kSc] * 0.9f + 0.1f / (1.0f + recent * 5.0f);
 
   // Input presence and the modulation.
-  const int64_t cwi = has_input ? 0 : f[a.fact_cycles_without_input] + 1;
+  const int64_t cwi = has_input ? 0 : f[kFactCyclesWithoutInput] + 1;
   const bool dreaming = cwi > 100;
   const float si = *s[kSi], sc = *s[kSc];
   const float nI = min_f(max_f(si / 1.5f, 0.0f), 1.0f);

@@ -6,7 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include "brain/cycle_facts.h"  // the fact table's columns (header-only enums)
+#include "brain/ops/cycle_layout.h"  // the fact table's columns
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
   m.def(
@@ -36,18 +36,13 @@ void check_arg(const char* op, const char* name, const at::Tensor& t, at::Scalar
   TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
 }
 
-prediction::FactColumns fact_columns(const char* op, const at::Tensor& facts, int64_t B,
-                                     const at::Device& device) {
+// The row stride of the fact table (brain/ops/cycle_layout.h's columns; wider rows are allowed).
+int64_t facts_stride(const char* op, const at::Tensor& facts, int64_t B,
+                     const at::Device& device) {
   TORCH_CHECK(facts.defined() && facts.dim() == 2 && facts.size(1) >= kFactColumns, op,
               ": facts must be [B, >= ", static_cast<int64_t>(kFactColumns), "] int64");
   check_arg(op, "facts", facts, at::kLong, {B, facts.size(1)}, device);
-  prediction::FactColumns c;
-  c.stride = facts.size(1);
-  c.cycle = kFactCycle;
-  c.hist_count = kFactHistCount;
-  c.recent_count = kFactRecentCount;
-  c.herr_count0 = kFactHerrCount0;
-  return c;
+  return facts.size(1);
 }
 
 }  // namespace
@@ -65,7 +60,7 @@ prediction::ScoreArgs prediction_score_args(const at::Tensor& sensors, const at:
   const at::Device dev = sensors.device();
   check_arg(kOp, "sensors", sensors, at::kFloat, {B, S}, dev);
   prediction::ScoreArgs a;
-  a.columns = fact_columns(kOp, facts, B, dev);
+  a.facts_stride = facts_stride(kOp, facts, B, dev);
   check_arg(kOp, "n_active", n_active, at::kFloat, {B}, dev);
   check_arg(kOp, "pred", pred, at::kFloat, {B, S}, dev);
   check_arg(kOp, "conf", conf, at::kFloat, {B}, dev);
@@ -103,7 +98,7 @@ prediction::ActArgs prediction_act_args(const at::Tensor& readout, const at::Ten
   const int64_t B = sensors.size(0), S = sensors.size(1), M = motor.size(1), R = field.size(2);
   const at::Device dev = sensors.device();
   prediction::ActArgs a;
-  a.columns = fact_columns(kOp, facts, B, dev);
+  a.facts_stride = facts_stride(kOp, facts, B, dev);
   check_arg(kOp, "readout", readout, at::kFloat, {B, kReadoutWidth}, dev);
   check_arg(kOp, "noise_key", noise_key, at::kLong, {B, 2}, dev);
   check_arg(kOp, "sensors", sensors, at::kFloat, {B, S}, dev);

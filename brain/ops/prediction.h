@@ -18,7 +18,7 @@
 //     facts), pred and pc, the motors (the noise of streams 3 and 4 made in the kernel from
 //     noise_key, the same numbers philox_normal_out gives) and the motor echo into channels
 //     62, 63 of the field.
-// Shapes: sensors, pred, last_err [B,S]; facts [B,K] int64 (brain/cycle_facts.h); n_active,
+// Shapes: sensors, pred, last_err [B,S]; facts [B,K] int64 (brain/ops/cycle_layout.h); n_active,
 // conf, explore [B]; readout [B, kReadoutWidth]; noise_key [B,2] int64; W [B,4,16,S]; herr_k
 // [B,50]; lin [R]; recent [B,3,S]; active [B,64]; temporal [B,16,64]; hpred [B,4,S];
 // motor [B,M]; field [B,64,R,R,R]. float32 unless said, all contiguous on one device.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "brain/ops/cycle_layout.h"
 #include "brain/ops/field_readout_layout.h"
 #include "brain/ops/philox.h"
 
@@ -18,26 +19,15 @@ namespace fieldbrain {
 namespace ops {
 namespace prediction {
 
-constexpr int64_t kRecentCapacity = 3;   // prediction.recent (docs/cycle.md "Ring buffers")
-constexpr int64_t kHerrCapacity = 50;    // hierarchy.herr[k]
+using fieldbrain::kHerrCapacity;  // brain/ops/cycle_layout.h
+using fieldbrain::kRecentCapacity;
 constexpr int kTimescales = 4;
-
-// Where the cycle's fact table (brain/cycle_facts.h) keeps what the kernels read: the row
-// stride and the columns (filled from the table's enum by the schema file, so this header does
-// not depend on LibTorch).
-struct FactColumns {
-  int64_t stride = 0;
-  int64_t cycle = 0;        // n
-  int64_t hist_count = 0;   // hierarchy.hist's count before this cycle's push
-  int64_t recent_count = 0; // prediction.recent's count before this cycle's push
-  int64_t herr_count0 = 0;  // hierarchy.herr[k]'s count before step 2, at herr_count0 + k
-};
 
 // Step 1, every robot of the batch (all arrays contiguous, robot-major).
 struct ScoreArgs {
   const float* sensors = nullptr;  // [B,S]
-  const int64_t* facts = nullptr;  // [B, stride]
-  FactColumns columns;
+  const int64_t* facts = nullptr;  // [B, facts_stride]: kFactColumns (brain/ops/cycle_layout.h)
+  int64_t facts_stride = 0;
   const float* n_active = nullptr;  // [B] active pooled cells of the last cycle
   const float* pred = nullptr;      // [B,S] the last prediction
   float* conf = nullptr;            // [B] updated
@@ -48,8 +38,8 @@ struct ScoreArgs {
 // Steps 8-11, every robot of the batch.
 struct ActArgs {
   const float* readout = nullptr;    // [B, kReadoutWidth] of the field after step 7
-  const int64_t* facts = nullptr;    // [B, stride]
-  FactColumns columns;
+  const int64_t* facts = nullptr;    // [B, facts_stride]: kFactColumns (brain/ops/cycle_layout.h)
+  int64_t facts_stride = 0;
   const int64_t* noise_key = nullptr;  // [B,2] (seed, cycle)
   const float* sensors = nullptr;      // [B,S]
   const float* W = nullptr;            // [B,4,16,S] hierarchical weights
@@ -76,7 +66,7 @@ FIELDBRAIN_HOST_DEVICE float at_least(float x, float lo) { return x < lo ? lo : 
 
 // Scores robot b's last prediction: conf and last_err as NextInputPredictionImpl::score.
 FIELDBRAIN_HOST_DEVICE void score_robot(const ScoreArgs& a, int64_t b) {
-  const int64_t n = a.facts[b * a.columns.stride + a.columns.cycle];
+  const int64_t n = a.facts[b * a.facts_stride + kFactCycle];
   if (n < 1) {  // nothing to score yet
     a.conf[b] = 0.5f;
     return;
@@ -116,13 +106,10 @@ FIELDBRAIN_HOST_DEVICE float cell_temporal(const float* row, int64_t c, int64_t 
 
 // ---- step 9 ----
 
-// herr[k]'s count after step 2 of this cycle: it pushed for scored robots when timescale k was
-// active (k = 0; k = 1 with >= 10 inputs in the history; k >= 2 with >= 100).
-FIELDBRAIN_HOST_DEVICE int64_t herr_count_after(const int64_t* facts_row, const FactColumns& c,
-                                                int k) {
-  const int64_t n = facts_row[c.cycle], h = facts_row[c.hist_count] + 1;
-  const bool pushed = n >= 1 && (k == 0 || (k == 1 && h >= 10) || (k >= 2 && h >= 100));
-  return facts_row[c.herr_count0 + k] + (pushed ? 1 : 0);
+// herr[k]'s count after step 2 of this cycle: it pushed when timescale k was active.
+FIELDBRAIN_HOST_DEVICE int64_t herr_count_after(const int64_t* facts_row, int k) {
+  const int64_t n = facts_row[kFactCycle], h = facts_row[kFactHistCount] + 1;
+  return facts_row[kFactHerrCount0 + k] + (timescale_active(n, h, k) ? 1 : 0);
 }
 
 // Mean of a ring's items with age in [k1, k2) (RingBufferImpl::mean_ages): 0 when none.

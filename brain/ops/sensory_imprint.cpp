@@ -131,9 +131,9 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
   TORCH_CHECK(plane_argmax.size(1) >= R, kOp, ": plane_argmax needs ", R, " entries per robot");
   check_tensor(sensors, "sensors", F, device, {B, S}, false);
   check_tensor(facts, "facts", at::kLong, device, {B, -1}, false);
-  TORCH_CHECK(facts.size(1) > kImprintFactMapCount, kOp, ": facts has too few columns");
+  TORCH_CHECK(facts.size(1) > kFactMapCount, kOp, ": facts has too few columns");
   check_tensor(values, "values", F, device, {B, -1}, false);
-  TORCH_CHECK(values.size(1) > kImprintValueReward, kOp, ": values has too few columns");
+  TORCH_CHECK(values.size(1) > kValueReward, kOp, ": values has too few columns");
   TORCH_CHECK(drive.size() == kDriveTerms, kOp,
               ": drive must be (conf, has_ef, boost, prev_imp, prev_amp), got ", drive.size(),
               " tensors");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "brain/ops/cycle_layout.h"  // the fact and value columns
 #include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
 
 namespace fieldbrain {
@@ -51,7 +52,7 @@ struct ImprintArrays {
   // Read.
   const float* sensors = nullptr;  // [B,S]
   int64_t sensors_stride = 0;
-  const int64_t* facts = nullptr;  // [B, kFactColumns] (brain/cycle_facts.h)
+  const int64_t* facts = nullptr;  // [B, kFactColumns] (brain/ops/cycle_layout.h)
   int64_t facts_stride = 0;
   const float* values = nullptr;  // [B, kValueColumns]
   int64_t values_stride = 0;
@@ -68,12 +69,6 @@ struct ImprintArrays {
   const float* blob_weight = nullptr;      // [125]
   int32_t n_support = 0, n_dilated = 0;
 };
-
-// The columns of brain/cycle_facts.h the op reads (repeated here so that this header needs no
-// LibTorch; brain/sensory_imprint.cpp asserts they agree).
-constexpr int64_t kImprintFactHasInput = 1;   // kFactHasInput
-constexpr int64_t kImprintFactMapCount = 11;  // kFactMapCount
-constexpr int64_t kImprintValueReward = 2;    // kValueReward
 
 }  // namespace ops
 }  // namespace fieldbrain

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "brain/ops/cycle_layout.h"
 #include "brain/ops/philox.h"
 
 namespace fieldbrain {
@@ -20,7 +21,7 @@ constexpr float kExistingCos = 0.9f;
 constexpr float kExistingCrowded = 2.0f;
 constexpr float kResonantAccept = 0.3f;
 constexpr float kActiveThreshold = 0.01f;
-constexpr int kMapCapacity = 100;
+using fieldbrain::kMapCapacity;  // brain/ops/cycle_layout.h
 constexpr int kBlobVoxels = 125;
 
 // Step 4.1: s = (0.5 + 0.5 r) prev_imp prev_amp, then x boost (error field present) or

@@ -70,8 +70,8 @@ void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / h::kTimescales;
       const int k = static_cast<int>(t % h::kTimescales);
-      const int64_t* f = fx + b * h::kFactsWidth;
-      const int64_t n = f[h::kFactsCycle], h_before = f[h::kFactsHist];
+      const int64_t* f = fx + b * kFactColumns;
+      const int64_t n = f[kFactCycle], h_before = f[kFactHistCount];
       const float* ab = a + b * S;
       float* hist_b = hi + b * h::kHistCapacity * S;
       float* row = pend + b * width;
@@ -84,7 +84,7 @@ void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
         float* slot = hist_b + (h_before % h::kHistCapacity) * S;
         for (int64_t s = 0; s < S; ++s) slot[s] = ab[s];
       }
-      h::timescale_finish(n, h_before, f[h::kFactsHerr0 + k], hp_k, he[k] + b * h::kHerrCapacity,
+      h::timescale_finish(n, h_before, f[kFactHerrCount0 + k], hp_k, he[k] + b * h::kHerrCapacity,
                           row, S, k);
       if (!h::timescale_active(n, h_before + 1, k)) continue;
       float* w_k = w + (b * h::kTimescales + k) * h::kSites * S;
@@ -139,7 +139,7 @@ void error_field_update_cpu(const at::Tensor& e, const at::Tensor& facts, const 
   const int r = static_cast<int>(R);
   at::parallel_for(0, B, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      if (fx[b * h::kFactsWidth + h::kFactsCycle] < 1) continue;  // nothing scored yet
+      if (fx[b * kFactColumns + kFactCycle] < 1) continue;  // nothing scored yet
       float up[h::kSites], down[h::kSites];
       const float base = h::error_field_terms(err + b * S, S, up, down);
       // Ef depends on z only through |z - R/2|: in {0, 1}, 2, or beyond (the constant).

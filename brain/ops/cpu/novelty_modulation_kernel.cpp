@@ -28,8 +28,8 @@ float dot512(const float* x, const float* y) {
 void modulate_robot(const modulation::ModulationArrays& a, int64_t b) {
   const int64_t R = a.resolution;
   const float* F = a.field + b * 64 * R * R * R;
-  const int64_t* f = a.facts + b * a.fact_columns;
-  const int64_t n = f[a.fact_cycle], count = f[a.fact_nov_count];
+  const int64_t* f = a.facts + b * kFactColumns;
+  const int64_t n = f[kFactCycle], count = f[kFactNovCount];
 
   // The normalised sample of the corner block.
   float v[modulation::kNovDim];

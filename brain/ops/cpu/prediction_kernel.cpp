@@ -29,7 +29,7 @@ void prediction_score_cpu(const at::Tensor& sensors, const at::Tensor& facts,
 void act_robot(const pm::ActArgs& a, int64_t b) {
   const int64_t S = a.S, M = a.M;
   const float* row = a.readout + b * kReadoutWidth;
-  const int64_t* facts = a.facts + b * a.columns.stride;
+  const int64_t* facts = a.facts + b * a.facts_stride;
 
   // 8. Spatial pooling.
   const float threshold = pm::pooling_threshold(row);
@@ -50,8 +50,8 @@ void act_robot(const pm::ActArgs& a, int64_t b) {
   float cf[pm::kTimescales];
   for (int k = 0; k < pm::kTimescales; ++k)
     cf[k] = pm::timescale_confidence(a.herr[k] + b * pm::kHerrCapacity,
-                                     pm::herr_count_after(facts, a.columns, k));
-  const int64_t before = facts[a.columns.recent_count];
+                                     pm::herr_count_after(facts, k));
+  const int64_t before = facts[kFactRecentCount];
   const int64_t after = before + 1;
   float* recent = a.recent + b * pm::kRecentCapacity * S;
   const float* age1 = recent + ((after + 1) % pm::kRecentCapacity) * S;  // slot (after-2) mod 3

@@ -22,7 +22,7 @@ namespace cpu {
 namespace {
 
 bool has_input(const ImprintArrays& a, int64_t b) {
-  return a.facts[b * a.facts_stride + kImprintFactHasInput] != 0;
+  return a.facts[b * a.facts_stride + kFactHasInput] != 0;
 }
 
 // Per-thread room for one plane of eps_loc, grown on first use.
@@ -91,7 +91,7 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
 
   // 1. Strength.
   auto drive = [&](int term) { return a.drive[term][b * a.drive_stride[term]]; };
-  const float s = imprint::strength(a.values[b * a.values_stride + kImprintValueReward],
+  const float s = imprint::strength(a.values[b * a.values_stride + kValueReward],
                                     drive(kDrivePrevImp), drive(kDrivePrevAmp), drive(kDriveHasEf),
                                     drive(kDriveBoost), drive(kDriveConf));
   a.strength[b * a.strength_stride] = s;
@@ -104,7 +104,7 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
   p_norm = p_norm > imprint::kCosineEps ? p_norm : imprint::kCosineEps;
 
   // 4. Existing: the most similar remembered pattern whose place is not crowded.
-  const int64_t count = facts[kImprintFactMapCount];
+  const int64_t count = facts[kFactMapCount];
   const int64_t valid = count < imprint::kMapCapacity ? count : imprint::kMapCapacity;
   const float* map = a.map_data + b * imprint::kMapCapacity * S;
   int64_t* map_loc = a.map_loc + b * imprint::kMapCapacity * 3;

@@ -4,11 +4,11 @@
 #include "brain/ops/cuda/attractor_pull_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
 #include "brain/ops/attractor_pull.h"
+#include "brain/ops/cuda/launch.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -18,24 +18,18 @@ namespace {
 void attractor_record_cuda(at::Tensor& bank, const at::Tensor& field, const at::Tensor& slot) {
   const auto shape = check_attractor_record_args(bank, field, slot, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
-  const int err = launch_attractor_record(bank.data_ptr<float>(), field.data_ptr<float>(),
-                                          slot.data_ptr<int64_t>(), slot.stride(0), shape.batch,
-                                          shape.slots, shape.resolution,
-                                          at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::attractor_record_ (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::attractor_record_", launch_attractor_record,
+                  bank.data_ptr<float>(), field.data_ptr<float>(), slot.data_ptr<int64_t>(),
+                  slot.stride(0), shape.batch, shape.slots, shape.resolution);
 }
 
 void attractor_pull_cuda(at::Tensor& field, const at::Tensor& bank, const at::Tensor& weights,
                          at::Tensor& workspace) {
   const auto shape = check_attractor_pull_args(field, bank, weights, workspace, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
-  const int err = launch_attractor_pull(field.data_ptr<float>(), bank.data_ptr<float>(),
-                                        weights.data_ptr<float>(), workspace.data_ptr<double>(),
-                                        shape.batch, shape.slots, shape.resolution,
-                                        at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::attractor_pull_ (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::attractor_pull_", launch_attractor_pull, field.data_ptr<float>(),
+                  bank.data_ptr<float>(), weights.data_ptr<float>(),
+                  workspace.data_ptr<double>(), shape.batch, shape.slots, shape.resolution);
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include "brain/ops/cuda/field_readout_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/field_readout.h"
 
 namespace fieldbrain {
@@ -20,10 +20,8 @@ at::Tensor& field_readout_out_cuda(const at::Tensor& field_in, at::Tensor& out) 
   const c10::cuda::CUDAGuard guard(field_in.device());
   const at::Tensor field = field_in.contiguous();
   prepare_field_readout_out(out, field);
-  const int err = launch_field_readout(field.data_ptr<float>(), out.data_ptr<float>(), B, R,
-                                       at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::field_readout (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::field_readout", launch_field_readout, field.data_ptr<float>(),
+                  out.data_ptr<float>(), B, R);
   return out;
 }
 

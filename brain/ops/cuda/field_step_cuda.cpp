@@ -2,7 +2,6 @@
 // against a CUDA LibTorch). The kernels are in field_step_kernel.cu; this file checks the
 // arguments, keeps the workspace and launches on the current stream, with no host sync.
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
@@ -11,6 +10,7 @@
 #include <tuple>
 
 #include "brain/ops/cuda/field_step_cuda.h"
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/field_step_checks.h"
 
 namespace fieldbrain {
@@ -55,9 +55,7 @@ at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_
   a.workspace = workspace(field, shape.batch, shape.resolution).data_ptr<float>();
   a.batch = shape.batch;
   a.resolution = shape.resolution;
-  const int err = launch_field_step(a, at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::field_step (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::field_step", launch_field_step, a);
   return out;
 }
 

@@ -5,21 +5,16 @@
 #include "brain/ops/cuda/hierarchy_learn_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/hierarchy_learn.h"
 
 namespace fieldbrain {
 namespace ops {
 namespace cuda {
 namespace {
-
-void check_launch(int err, const char* op) {
-  TORCH_CHECK(err == 0, op, " (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
-}
 
 void hierarchy_observe_cuda(const at::Tensor& field, const at::Tensor& sensors,
                             const at::Tensor& facts, const at::Tensor& hpred,
@@ -43,27 +38,23 @@ void hierarchy_observe_cuda(const at::Tensor& field, const at::Tensor& sensors,
   args.batch = B;
   args.sensory_dim = S;
   args.resolution = field.size(2);
-  check_launch(launch_hierarchy_observe(args, at::cuda::getCurrentCUDAStream().stream()),
-               "fieldbrain::hierarchy_observe_");
+  launch_or_throw("fieldbrain::hierarchy_observe_", launch_hierarchy_observe, args);
 }
 
 void hierarchy_apply_cuda(const at::Tensor& field, const at::Tensor& pending) {
   const auto [B, R] = check_hierarchy_apply_args(field, pending, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
-  check_launch(launch_hierarchy_apply(field.data_ptr<float>(), pending.data_ptr<float>(), B, R,
-                                      pending.size(1), at::cuda::getCurrentCUDAStream().stream()),
-               "fieldbrain::hierarchy_apply_");
+  launch_or_throw("fieldbrain::hierarchy_apply_", launch_hierarchy_apply,
+                  field.data_ptr<float>(), pending.data_ptr<float>(), B, R, pending.size(1));
 }
 
 void error_field_update_cuda(const at::Tensor& e, const at::Tensor& facts, const at::Tensor& ef,
                              const at::Tensor& has_ef, const at::Tensor& boost) {
   const auto [B, R] = check_error_field_args(e, facts, ef, has_ef, boost, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(e.device());
-  check_launch(launch_error_field_update(e.data_ptr<float>(), facts.data_ptr<int64_t>(),
-                                         ef.data_ptr<float>(), has_ef.data_ptr<float>(),
-                                         boost.data_ptr<float>(), B, e.size(1), R,
-                                         at::cuda::getCurrentCUDAStream().stream()),
-               "fieldbrain::error_field_update_");
+  launch_or_throw("fieldbrain::error_field_update_", launch_error_field_update,
+                  e.data_ptr<float>(), facts.data_ptr<int64_t>(), ef.data_ptr<float>(),
+                  has_ef.data_ptr<float>(), boost.data_ptr<float>(), B, e.size(1), R);
 }
 
 }  // namespace

@@ -49,8 +49,8 @@ __global__ void channel_means_kernel(const float* field, float* pending, uint32_
 __global__ void timescale_kernel(HierarchyObserveArgs args, int64_t width) {
   const int k = blockIdx.x, b = blockIdx.y;
   const int S = static_cast<int>(args.sensory_dim);
-  const int64_t* f = args.facts + static_cast<int64_t>(b) * h::kFactsWidth;
-  const int64_t n = f[h::kFactsCycle], h_before = f[h::kFactsHist];
+  const int64_t* f = args.facts + static_cast<int64_t>(b) * kFactColumns;
+  const int64_t n = f[kFactCycle], h_before = f[kFactHistCount];
   const float* a = args.sensors + static_cast<int64_t>(b) * S;
   float* hist = args.hist + static_cast<int64_t>(b) * h::kHistCapacity * S;
   float* row = args.pending + b * width;
@@ -65,7 +65,7 @@ __global__ void timescale_kernel(HierarchyObserveArgs args, int64_t width) {
     for (int s = threadIdx.x; s < S; s += blockDim.x) slot[s] = a[s];
   }
   if (threadIdx.x == 0) {
-    h::timescale_finish(n, h_before, f[h::kFactsHerr0 + k], hp,
+    h::timescale_finish(n, h_before, f[kFactHerrCount0 + k], hp,
                         args.herr[k] + static_cast<int64_t>(b) * h::kHerrCapacity, row, S, k);
   }
   if (!h::timescale_active(n, h_before + 1, k)) return;
@@ -103,7 +103,7 @@ __global__ void error_field_kernel(const float* e, const int64_t* facts, float* 
   __shared__ double shared[kReduceThreads];
   __shared__ float up[h::kSites], down[h::kSites], base;
   const int b = blockIdx.x;
-  if (facts[static_cast<int64_t>(b) * h::kFactsWidth + h::kFactsCycle] < 1) return;  // whole block
+  if (facts[static_cast<int64_t>(b) * kFactColumns + kFactCycle] < 1) return;  // whole block
   if (threadIdx.x == 0) base = h::error_field_terms(e + static_cast<int64_t>(b) * S, S, up, down);
   __syncthreads();
   const uint32_t volume = static_cast<uint32_t>(R) * R * R;

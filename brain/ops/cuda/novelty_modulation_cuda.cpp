@@ -4,10 +4,10 @@
 #include "brain/ops/cuda/novelty_modulation_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/novelty_modulation.h"
 
 namespace fieldbrain {
@@ -25,10 +25,8 @@ void novelty_modulation_cuda(const at::Tensor& field, const at::Tensor& last_err
       check_novelty_modulation(field, last_err, activity_stats, facts, value_facts, has_ef, boost,
                                nov, nov_ts, perr, pimp, state, step_scalars, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
-  const int err =
-      launch_novelty_modulation(a, field.size(0), at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::novelty_modulation_ (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::novelty_modulation_", launch_novelty_modulation, a,
+                  field.size(0));
 }
 
 }  // namespace

@@ -58,8 +58,8 @@ __global__ void __launch_bounds__(kThreads) novelty_modulation_kernel(Modulation
   for (int i = tid; i < kNovDim; i += kThreads) v[i] = v[i] / norm;
   __syncthreads();
 
-  const int64_t* f = a.facts + b * a.fact_columns;
-  const int64_t n = f[a.fact_cycle], count = f[a.fact_nov_count];
+  const int64_t* f = a.facts + b * kFactColumns;
+  const int64_t n = f[kFactCycle], count = f[kFactNovCount];
   float* nov = a.nov + b * kNovCapacity * kNovDim;
   int64_t* ts = a.nov_ts + b * kNovCapacity;
   float best = -1.0f;  // anything below 0 counts as 0

@@ -1,10 +1,10 @@
 // CUDA registration of fieldbrain::philox_normal_out (FIELDBRAIN_CUDA=ON): checks, then the
 // launch of cuda/philox_normal_kernel.cu on the current stream. Allocates nothing, no host sync.
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/cuda/philox_normal_cuda.h"
 #include "brain/ops/field_step_checks.h"
 
@@ -25,11 +25,8 @@ at::Tensor& philox_normal_out_cuda(const at::Tensor& noise_key, int64_t stream, 
   if (out.numel() == 0) return out;
   const c10::cuda::CUDAGuard guard(out.device());
   const at::Tensor key = noise_key.contiguous();
-  const int err = launch_philox_normal(key.data_ptr<int64_t>(), static_cast<uint32_t>(stream), B,
-                                       out.numel() / B, out.data_ptr<float>(),
-                                       at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, kOp, " (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw(kOp, launch_philox_normal, key.data_ptr<int64_t>(),
+                  static_cast<uint32_t>(stream), B, out.numel() / B, out.data_ptr<float>());
   return out;
 }
 

@@ -4,10 +4,10 @@
 #include "brain/ops/cuda/prediction_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/prediction.h"
 
 namespace fieldbrain {
@@ -21,10 +21,7 @@ void prediction_score_cuda(const at::Tensor& sensors, const at::Tensor& facts,
   const prediction::ScoreArgs a = prediction_score_args(sensors, facts, n_active, pred, conf,
                                                         last_err, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(sensors.device());
-  const int err = launch_prediction_score(a, sensors.size(0),
-                                          at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::prediction_score (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::prediction_score", launch_prediction_score, a, sensors.size(0));
 }
 
 void prediction_act_cuda(const at::Tensor& readout, const at::Tensor& facts,
@@ -42,10 +39,7 @@ void prediction_act_cuda(const at::Tensor& readout, const at::Tensor& facts,
   TORCH_CHECK(sensors.size(0) <= 65535, "fieldbrain::prediction_act (CUDA): at most 65535 robots, got ",
               sensors.size(0));
   const c10::cuda::CUDAGuard guard(sensors.device());
-  const int err = launch_prediction_act(a, sensors.size(0),
-                                        at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::prediction_act (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::prediction_act", launch_prediction_act, a, sensors.size(0));
 }
 
 }  // namespace

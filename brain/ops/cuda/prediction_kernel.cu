@@ -34,7 +34,7 @@ __global__ void act_kernel(pm::ActArgs a) {
   const int64_t b = blockIdx.x;
   const int S = static_cast<int>(a.S), M = static_cast<int>(a.M);
   const float* row = a.readout + b * kReadoutWidth;
-  const int64_t* facts = a.facts + b * a.columns.stride;
+  const int64_t* facts = a.facts + b * a.facts_stride;
   __shared__ float cf[pm::kTimescales];
 
   const float threshold = pm::pooling_threshold(row);
@@ -45,7 +45,7 @@ __global__ void act_kernel(pm::ActArgs a) {
   if (threadIdx.x < pm::kTimescales) {
     const int k = threadIdx.x;
     cf[k] = pm::timescale_confidence(a.herr[k] + b * pm::kHerrCapacity,
-                                     pm::herr_count_after(facts, a.columns, k));
+                                     pm::herr_count_after(facts, k));
   }
   if (threadIdx.x == 0) {  // 0/1 values: the order of the sum does not matter
     float count = 0.0f;
@@ -54,7 +54,7 @@ __global__ void act_kernel(pm::ActArgs a) {
   }
   __syncthreads();
 
-  const int64_t before = facts[a.columns.recent_count];
+  const int64_t before = facts[kFactRecentCount];
   const int64_t after = before + 1;
   float* recent = a.recent + b * pm::kRecentCapacity * S;
   const float* age1 = recent + ((after + 1) % pm::kRecentCapacity) * S;

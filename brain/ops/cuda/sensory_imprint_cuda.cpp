@@ -4,10 +4,10 @@
 #include "brain/ops/cuda/sensory_imprint_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/sensory_imprint.h"
 
 namespace fieldbrain {
@@ -24,9 +24,7 @@ void sensory_imprint_cuda(at::Tensor& field, at::Tensor& occ, at::Tensor& map_da
       imprint_arrays(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts,
                      values, drive, noise_key, tables, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(field.device());
-  const int err = launch_sensory_imprint(a, at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::sensory_imprint_ (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::sensory_imprint_", launch_sensory_imprint, a);
 }
 
 }  // namespace

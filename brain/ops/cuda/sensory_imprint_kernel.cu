@@ -28,7 +28,7 @@ using namespace imprint;
 constexpr int kThreads = 256;
 
 __device__ __forceinline__ bool robot_has_input(const ImprintArrays& a, int b) {
-  return a.facts[static_cast<int64_t>(b) * a.facts_stride + kImprintFactHasInput] != 0;
+  return a.facts[static_cast<int64_t>(b) * a.facts_stride + kFactHasInput] != 0;
 }
 
 // First-maximum argmax over the block; every thread gets the result. sv/si: kThreads entries.
@@ -118,7 +118,7 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
       return a.drive[term][static_cast<int64_t>(b) * a.drive_stride[term]];
     };
     const float s =
-        strength(a.values[static_cast<int64_t>(b) * a.values_stride + kImprintValueReward],
+        strength(a.values[static_cast<int64_t>(b) * a.values_stride + kValueReward],
                  drive(kDrivePrevImp), drive(kDrivePrevAmp), drive(kDriveHasEf), drive(kDriveBoost),
                  drive(kDriveConf));
     a.strength[static_cast<int64_t>(b) * a.strength_stride] = s;
@@ -132,7 +132,7 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   __syncthreads();
 
   // 4. Existing.
-  const int64_t count = facts[kImprintFactMapCount];
+  const int64_t count = facts[kFactMapCount];
   const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
   float cos_best = -FLT_MAX;
   int slot_best = INT_MAX;

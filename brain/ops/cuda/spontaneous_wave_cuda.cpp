@@ -4,10 +4,10 @@
 #include "brain/ops/cuda/spontaneous_wave_cuda.h"
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
+#include "brain/ops/cuda/launch.h"
 #include "brain/ops/spontaneous_wave.h"
 
 namespace fieldbrain {
@@ -20,11 +20,9 @@ void spontaneous_wave_out_cuda(const at::Tensor& wave_vectors, const at::Tensor&
   const auto [B, R] =
       check_spontaneous_wave_args(wave_vectors, wave_mask, phase, wave, c10::DeviceType::CUDA);
   const c10::cuda::CUDAGuard guard(wave.device());
-  const int err = launch_spontaneous_wave(
-      wave_vectors.data_ptr<float>(), wave_mask.data_ptr<float>(), phase.data_ptr<float>(),
-      phase.stride(0), wave.data_ptr<float>(), B, R, at::cuda::getCurrentCUDAStream().stream());
-  TORCH_CHECK(err == 0, "fieldbrain::spontaneous_wave_out (CUDA): launch failed: ",
-              cudaGetErrorString(static_cast<cudaError_t>(err)));
+  launch_or_throw("fieldbrain::spontaneous_wave_out", launch_spontaneous_wave,
+                  wave_vectors.data_ptr<float>(), wave_mask.data_ptr<float>(),
+                  phase.data_ptr<float>(), phase.stride(0), wave.data_ptr<float>(), B, R);
 }
 
 }  // namespace

@@ -144,8 +144,11 @@ inline std::string pickle_program_problem(const char* data, uint64_t size) {
         if (!need(1)) return bad("nothing to store in the memo");
         memo.push_back(stack.back());
         break;
-      case 'a':  // APPEND
-        if (!need(2)) return bad("APPEND without a list and an item");
+      case 'a': case 'b':  // APPEND (a list, an item), BUILD (an object, its state)
+        if (!need(2)) {
+          return bad(op == 'a' ? "APPEND without a list and an item"
+                               : "BUILD without an object and its state");
+        }
         place(stack[stack.size() - 2], stack.back());
         stack.pop_back();
         break;
@@ -181,11 +184,6 @@ inline std::string pickle_program_problem(const char* data, uint64_t size) {
       case 'R': case 0x81: case 0x93:  // REDUCE, NEWOBJ, STACK_GLOBAL: two items make one
         if (!need(2)) return bad("REDUCE, NEWOBJ or STACK_GLOBAL without its two items");
         combine(2);
-        break;
-      case 'b':  // BUILD
-        if (!need(2)) return bad("BUILD without an object and its state");
-        place(stack[stack.size() - 2], stack.back());
-        stack.pop_back();
         break;
       case 'Q':  // BINPERSID
         if (!need(1)) return bad("BINPERSID without its id");

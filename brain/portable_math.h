@@ -24,10 +24,16 @@ inline torch::Tensor unit_rows(const torch::Tensor& x, int64_t dim) {
   return x / (norm + 1e-8);
 }
 
-// cosine_similarity with eps 1e-8.
-inline torch::Tensor cosine_similarity(const torch::Tensor& a, const torch::Tensor& b, int64_t dim) {
+// cosine_similarity with eps 1e-8, rounded to `result`. An input already in float64 is used as
+// it is (a caller comparing one field with many converts the field once).
+inline torch::Tensor cosine_similarity(const torch::Tensor& a, const torch::Tensor& b, int64_t dim,
+                                       c10::ScalarType result) {
   return torch::cosine_similarity(a.to(torch::kDouble), b.to(torch::kDouble), dim, 1e-8)
-      .to(a.scalar_type());
+      .to(result);
+}
+
+inline torch::Tensor cosine_similarity(const torch::Tensor& a, const torch::Tensor& b, int64_t dim) {
+  return cosine_similarity(a, b, dim, a.scalar_type());
 }
 
 }  // namespace fieldbrain::portable

@@ -83,12 +83,13 @@ void RewardAttractorsImpl::influence(torch::Tensor& field) {
   auto va = valence.accessor<double, 2>();
   for (int64_t b = 0; b < options.batch(); ++b) {
     const auto F = field[b];
-    torch::Tensor total;
+    torch::Tensor total, F64;  // the field in float64, made once for all of the robot's slots
     for (int64_t j = 0; j < A; ++j) {
       const double s = age_slot(b, j);  // 0: empty or just retired
       if (s == 0.0) continue;
       const auto P = bank[b][j];
-      const auto cosv = portable::cosine_similarity(F.reshape({-1}), P.reshape({-1}), 0);
+      if (!F64.defined()) F64 = F.reshape({-1}).to(torch::kDouble);
+      const auto cosv = portable::cosine_similarity(F64, P.reshape({-1}), 0, F.scalar_type());
       const auto gate = va[b][j] > 0 ? (1 + cosv) / 2 : (1 - cosv) / 2;
       const auto inf = (P - F) * (s * va[b][j] * 0.01) * gate;
       total = total.defined() ? total + inf : inf;

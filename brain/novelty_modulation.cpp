@@ -151,14 +151,14 @@ void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor&
   sc.copy_(sc * 0.9 + 0.1 / (1 + recent * 5));
 
   // Input presence and the modulation.
-  std::vector<bool> dreaming(B);
+  std::vector<bool> dreams(B);
   auto* w = cwi.data_ptr<int64_t>();
   for (int64_t b = 0; b < B; ++b) {
-    w[b] = ctx.has_input[b] ? 0 : w[b] + 1;
-    dreaming[b] = w[b] > 100;
+    w[b] = cycles_without_input_after(w[b], ctx.has_input[b]);
+    dreams[b] = dreaming(w[b]);
   }
   const auto nI = (si / 1.5).clamp(0.0, 1.0);
-  drive.copy_(torch::where(CycleContext::flags(dreaming, dev) > 0.5, torch::full_like(nI, 0.95),
+  drive.copy_(torch::where(CycleContext::flags(dreams, dev) > 0.5, torch::full_like(nI, 0.95),
                            (nI + sc) / 2));
   auto ex = ((1 - nI) * (nov_val * 0.5 + 0.5) + (plateau / 200).clamp_max(0.5) + 0.3).clamp_max(1.0);
   explore.copy_((ex + (1 - sc) * 0.2).clamp_max(1.0));
@@ -207,7 +207,7 @@ void NoveltyModulationImpl::advance_host(const CycleContext& ctx) {
   for (int64_t b = 0; b < B; ++b) push_imp_[b] = pimp_pushes(perr->count(b));
   pimp->advance(push_imp_);
   auto* w = cwi.data_ptr<int64_t>();
-  for (int64_t b = 0; b < B; ++b) w[b] = ctx.has_input[b] ? 0 : w[b] + 1;
+  for (int64_t b = 0; b < B; ++b) w[b] = cycles_without_input_after(w[b], ctx.has_input[b]);
 }
 
 void NoveltyModulationImpl::update_sigma(const CycleContext& ctx, const torch::Tensor& has_ef,

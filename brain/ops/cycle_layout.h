@@ -50,6 +50,14 @@ constexpr int64_t kMapCapacity = 100;    // imprint.map: imprinted patterns
 FIELDBRAIN_HOST_DEVICE constexpr bool pimp_pushes(int64_t perr_count_after) {
   return perr_count_after > 20;
 }
+// Cycles without input counted after this cycle: input resets the count, a cycle without input
+// adds one; after more than 100 the brain dreams (step 5: drive 0.95).
+FIELDBRAIN_HOST_DEVICE constexpr int64_t cycles_without_input_after(int64_t before, bool has_input) {
+  return has_input ? 0 : before + 1;
+}
+FIELDBRAIN_HOST_DEVICE constexpr bool dreaming(int64_t cycles_without_input) {
+  return cycles_without_input > 100;
+}
 // Step 2 runs for scored robots (n >= 1); timescale k is active, learns and pushes its error to
 // herr[k] when k = 0, or k = 1 and h >= 10, or k >= 2 and h >= 100, with h the history count
 // after this cycle's push.

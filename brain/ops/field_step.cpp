@@ -1,9 +1,13 @@
-// Schemas of fieldbrain::field_step, field_step_seeded and philox_normal_out (torchvision layout: schema here, one kernel file per device
-// under cpu/ and cuda/), and the C++ entry points of brain/ops/field_step.h.
+// Schemas of fieldbrain::field_step, field_step_seeded and philox_normal_out (torchvision
+// layout: schema here, one kernel file per device under cpu/ and cuda/), the allocating
+// variants for every device at once, and the C++ entry points of brain/ops/field_step.h.
 #include "brain/ops/field_step.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/empty.h>
 #include <torch/library.h>
+
+#include "brain/ops/field_step_checks.h"
 
 TORCH_LIBRARY(fieldbrain, m) {
   m.def(
@@ -72,6 +76,31 @@ at::Tensor& field_step_seeded_out(const at::Tensor& field, const at::Tensor& noi
   return op.call(field, noise_key, wave, ef, scalars, out);
 }
 
+namespace {
+
+// The allocating variants are composites over the _out kernels, registered once for every
+// device (CompositeExplicitAutograd): a device gets them by registering its _out kernels. The
+// arguments are checked before `out` is sized from them (one allocation: the result).
+at::Tensor field_step_alloc(const at::Tensor& field, const at::Tensor& noise,
+                            const at::Tensor& wave, const at::Tensor& ef,
+                            const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step: field is undefined");
+  check_field_step_args(field, noise, wave, ef, scalars, field.device().type());
+  at::Tensor out = at::empty(field.sizes(), field.options());
+  return field_step_out(field, noise, wave, ef, scalars, out);
+}
+
+at::Tensor field_step_seeded_alloc(const at::Tensor& field, const at::Tensor& noise_key,
+                                   const at::Tensor& wave, const at::Tensor& ef,
+                                   const at::Tensor& scalars) {
+  TORCH_CHECK(field.defined(), "fieldbrain::field_step_seeded: field is undefined");
+  check_field_step_seeded_args(field, noise_key, wave, ef, scalars, field.device().type());
+  at::Tensor out = at::empty(field.sizes(), field.options());
+  return field_step_seeded_out(field, noise_key, wave, ef, scalars, out);
+}
+
+}  // namespace
+
 at::Tensor& philox_normal_out(const at::Tensor& noise_key, int64_t stream, at::Tensor& out) {
   static const auto op = c10::Dispatcher::singleton()
                              .findSchemaOrThrow("fieldbrain::philox_normal_out", "")
@@ -81,3 +110,8 @@ at::Tensor& philox_normal_out(const at::Tensor& noise_key, int64_t stream, at::T
 
 }  // namespace ops
 }  // namespace fieldbrain
+
+TORCH_LIBRARY_IMPL(fieldbrain, CompositeExplicitAutograd, m) {
+  m.impl("field_step", TORCH_FN(fieldbrain::ops::field_step_alloc));
+  m.impl("field_step_seeded", TORCH_FN(fieldbrain::ops::field_step_seeded_alloc));
+}

@@ -3,36 +3,24 @@
 #include <ATen/MemoryOverlap.h>
 #include <c10/util/Exception.h>
 
+#include "brain/ops/arg_check.h"
+
 namespace fieldbrain {
 namespace ops {
 namespace {
 
-void check_tensor(const at::Tensor& t, const char* name, at::IntArrayRef shape,
-                  c10::DeviceType device) {
-  TORCH_CHECK(t.defined(), "fieldbrain::field_step: ", name, " is undefined");
-  TORCH_CHECK(t.device().type() == device, "fieldbrain::field_step: ", name, " must be on ",
-              c10::DeviceTypeName(device), " like the field, got ", t.device());
-  TORCH_CHECK(t.scalar_type() == at::kFloat, "fieldbrain::field_step: ", name,
-              " must be float32, got ", t.scalar_type());
-  TORCH_CHECK(t.sizes() == shape, "fieldbrain::field_step: ", name, " must have shape ", shape,
-              ", got ", t.sizes());
-}
+// Inputs may be strided: the kernels copy a non-contiguous one (field_step.h, "Memory").
+constexpr auto kCopied = ArgLayout::kStrided;
 
 // Everything but the noise (or its key).
-FieldStepShape check_common(const at::Tensor& field, const at::Tensor& wave, const at::Tensor& ef,
-                            const at::Tensor& scalars, c10::DeviceType device) {
-  TORCH_CHECK(field.defined() && field.dim() == 5 && field.size(1) == 64 &&
-                  field.size(2) == field.size(3) && field.size(2) == field.size(4),
-              "fieldbrain::field_step: field must have shape [B,64,R,R,R], got ",
-              field.defined() ? field.sizes() : at::IntArrayRef{});
+FieldStepShape check_common(ArgCheck& check, const at::Tensor& field, const at::Tensor& wave,
+                            const at::Tensor& ef, const at::Tensor& scalars) {
+  check.dims("field", field, 5, "[B,64,R,R,R]");
   const int64_t B = field.size(0), R = field.size(2);
-  check_tensor(field, "field", {B, 64, R, R, R}, device);
-  check_tensor(wave, "wave", {B, R, R, R}, device);
-  check_tensor(ef, "ef", {B, R, R, R}, device);
-  check_tensor(scalars, "scalars", {B, 8}, device);
-  TORCH_CHECK(field.device() == wave.device() && field.device() == ef.device() &&
-                  field.device() == scalars.device(),
-              "fieldbrain::field_step: all inputs must be on one device");
+  check("field", field, {B, 64, R, R, R}, at::kFloat, kCopied, "[B,64,R,R,R]");
+  check("wave", wave, {B, R, R, R}, at::kFloat, kCopied, "[B,R,R,R]");
+  check("ef", ef, {B, R, R, R}, at::kFloat, kCopied, "[B,R,R,R]");
+  check("scalars", scalars, {B, 8}, at::kFloat, kCopied, "[B,8]");
   return {B, R};
 }
 
@@ -41,30 +29,26 @@ FieldStepShape check_common(const at::Tensor& field, const at::Tensor& wave, con
 FieldStepShape check_field_step_args(const at::Tensor& field, const at::Tensor& noise,
                                      const at::Tensor& wave, const at::Tensor& ef,
                                      const at::Tensor& scalars, c10::DeviceType device) {
-  const auto shape = check_common(field, wave, ef, scalars, device);
+  ArgCheck check("fieldbrain::field_step", device);
+  const auto shape = check_common(check, field, wave, ef, scalars);
   const int64_t B = shape.batch, R = shape.resolution;
-  check_tensor(noise, "noise", {B, 48, R, R, R}, device);
-  TORCH_CHECK(field.device() == noise.device(),
-              "fieldbrain::field_step: all inputs must be on one device");
+  check("noise", noise, {B, 48, R, R, R}, at::kFloat, kCopied, "[B,48,R,R,R]");
   return shape;
 }
 
 FieldStepShape check_field_step_seeded_args(const at::Tensor& field, const at::Tensor& noise_key,
                                             const at::Tensor& wave, const at::Tensor& ef,
                                             const at::Tensor& scalars, c10::DeviceType device) {
-  const auto shape = check_common(field, wave, ef, scalars, device);
-  check_noise_key(noise_key, shape.batch, field.device(), "fieldbrain::field_step_seeded");
+  ArgCheck check("fieldbrain::field_step_seeded", device);
+  const auto shape = check_common(check, field, wave, ef, scalars);
+  check("noise_key", noise_key, {shape.batch, 2}, at::kLong, kCopied);
   return shape;
 }
 
 void check_noise_key(const at::Tensor& noise_key, int64_t batch, const at::Device& device,
                      const char* op) {
-  TORCH_CHECK(noise_key.defined(), op, ": noise_key is undefined");
-  TORCH_CHECK(noise_key.scalar_type() == at::kLong, op, ": noise_key must be int64, got ",
-              noise_key.scalar_type());
-  TORCH_CHECK(noise_key.dim() == 2 && noise_key.size(0) == batch && noise_key.size(1) == 2, op,
-              ": noise_key must have shape [", batch, ",2] (seed, cycle per robot), got ",
-              noise_key.sizes());
+  ArgCheck check(op, device.type());
+  check("noise_key", noise_key, {batch, 2}, at::kLong, kCopied);
   TORCH_CHECK(noise_key.device() == device, op, ": noise_key must be on ", device, ", got ",
               noise_key.device());
 }

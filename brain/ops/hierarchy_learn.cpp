@@ -6,8 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include <vector>
-
+#include "brain/ops/arg_check.h"
 #include "brain/ops/hierarchy_learn_math.h"
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
@@ -27,33 +26,13 @@ namespace {
 
 namespace h = hierarchy;
 
-// `t` must be a contiguous float32 (or `dtype`) tensor of exactly `shape` on a device of type
-// `device` (and on `same` when given).
-void check_learn_tensor(const char* op, const char* name, const at::Tensor& t,
-                  const std::vector<int64_t>& shape, c10::DeviceType device,
-                  const at::Tensor* same = nullptr, at::ScalarType dtype = at::kFloat) {
-  TORCH_CHECK(t.defined(), op, ": ", name, " is undefined");
-  TORCH_CHECK(t.sizes() == at::IntArrayRef(shape), op, ": ", name, " must have shape ",
-              at::IntArrayRef(shape), ", got ", t.sizes());
-  TORCH_CHECK(t.scalar_type() == dtype, op, ": ", name, " must be ", dtype, ", got ",
-              t.scalar_type());
-  TORCH_CHECK(t.device().type() == device, op, ": ", name, " must be on ",
-              c10::DeviceTypeName(device), " for this kernel, got ", t.device());
-  TORCH_CHECK(same == nullptr || t.device() == same->device(), op, ": ", name,
-              " must be on the same device as the other arguments (", same->device(), "), got ",
-              t.device());
-  TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous (no copy is made)");
-}
-
 // R of a field [B,64,R,R,R] of `batch` robots (4 <= R <= 1024: 32-bit voxel indices on CUDA).
-int64_t check_learn_field(const char* op, const char* name, const at::Tensor& field, int64_t batch,
-                    c10::DeviceType device) {
-  TORCH_CHECK(field.defined() && field.dim() == 5, op, ": ", name,
-              " must have shape [B,64,R,R,R], got ",
-              field.defined() ? c10::str(field.sizes()) : "undefined");
+int64_t check_learn_field(ArgCheck& check, const at::Tensor& field, int64_t batch) {
+  check.dims("field", field, 5, "[B,64,R,R,R]");
   const int64_t R = field.size(2);
-  TORCH_CHECK(R >= 4 && R <= 1024, op, ": ", name, " must have 4 <= R <= 1024, got ", R);
-  check_learn_tensor(op, name, field, {batch, h::kChannels, R, R, R}, device);
+  TORCH_CHECK(R >= 4 && R <= 1024, check.op(), ": field must have 4 <= R <= 1024, got ", R);
+  check("field", field, {batch, h::kChannels, R, R, R}, at::kFloat, ArgLayout::kContiguous,
+        "[B,64,R,R,R]");
   return R;
 }
 
@@ -63,57 +42,52 @@ std::pair<int64_t, int64_t> check_hierarchy_observe_args(
     const at::Tensor& field, const at::Tensor& sensors, const at::Tensor& facts,
     const at::Tensor& hpred, const at::Tensor& hist, const at::Tensor* herr, const at::Tensor& W,
     const at::Tensor& pending, c10::DeviceType device) {
-  constexpr const char* kOp = "fieldbrain::hierarchy_observe_";
-  TORCH_CHECK(sensors.defined() && sensors.dim() == 2 && sensors.size(1) >= 1, kOp,
-              ": sensors must have shape [B,S] with S >= 1, got ",
-              sensors.defined() ? c10::str(sensors.sizes()) : "undefined");
+  ArgCheck check("fieldbrain::hierarchy_observe_", device);
+  check.dims("sensors", sensors, 2, "[B,S]");
   const int64_t B = sensors.size(0), S = sensors.size(1);
-  check_learn_tensor(kOp, "sensors", sensors, {B, S}, device);
-  check_learn_field(kOp, "field", field, B, device);
-  check_learn_tensor(kOp, "field", field, field.sizes().vec(), device, &sensors);
-  check_learn_tensor(kOp, "facts", facts, {B, kFactColumns}, device, &sensors, at::kLong);
-  check_learn_tensor(kOp, "hpred", hpred, {B, h::kTimescales, S}, device, &sensors);
-  check_learn_tensor(kOp, "hist", hist, {B, h::kHistCapacity, S}, device, &sensors);
+  TORCH_CHECK(S >= 1, check.op(), ": sensors must have shape [B,S] with S >= 1");
+  check("sensors", sensors, {B, S});
+  check_learn_field(check, field, B);
+  check("facts", facts, {B, kFactColumns}, at::kLong);
+  check("hpred", hpred, {B, h::kTimescales, S});
+  check("hist", hist, {B, h::kHistCapacity, S});
   const char* names[4] = {"herr0", "herr1", "herr2", "herr3"};
-  for (int k = 0; k < 4; ++k) check_learn_tensor(kOp, names[k], herr[k], {B, h::kHerrCapacity}, device, &sensors);
-  check_learn_tensor(kOp, "W", W, {B, h::kTimescales, h::kSites, S}, device, &sensors);
-  check_learn_tensor(kOp, "pending", pending, {B, h::pending_width(S)}, device, &sensors);
+  for (int k = 0; k < 4; ++k) check(names[k], herr[k], {B, h::kHerrCapacity});
+  check("W", W, {B, h::kTimescales, h::kSites, S});
+  check("pending", pending, {B, h::pending_width(S)});
   return {B, S};
 }
 
 std::pair<int64_t, int64_t> check_hierarchy_apply_args(const at::Tensor& field,
                                                        const at::Tensor& pending,
                                                        c10::DeviceType device) {
-  constexpr const char* kOp = "fieldbrain::hierarchy_apply_";
-  TORCH_CHECK(pending.defined() && pending.dim() == 2 &&
-                  pending.size(1) >= h::pending_width(1) &&
+  ArgCheck check("fieldbrain::hierarchy_apply_", device);
+  check.dims("pending", pending, 2, "[B, pending_width(S)]");
+  TORCH_CHECK(pending.size(1) >= h::pending_width(1) &&
                   (pending.size(1) - h::kPendingTargets) % 4 == 0,
-              kOp, ": pending must have shape [B, pending_width(S)], got ",
-              pending.defined() ? c10::str(pending.sizes()) : "undefined");
+              check.op(), ": pending must have shape [B, pending_width(S)], got ",
+              shape_text(pending.sizes()));
   const int64_t B = pending.size(0);
-  check_learn_tensor(kOp, "pending", pending, pending.sizes().vec(), device);
-  const int64_t R = check_learn_field(kOp, "field", field, B, device);
-  check_learn_tensor(kOp, "field", field, field.sizes().vec(), device, &pending);
+  check("pending", pending, {B, pending.size(1)});
+  const int64_t R = check_learn_field(check, field, B);
   return {B, R};
 }
 
 std::pair<int64_t, int64_t> check_error_field_args(const at::Tensor& e, const at::Tensor& facts,
                                                    const at::Tensor& ef, const at::Tensor& has_ef,
                                                    const at::Tensor& boost, c10::DeviceType device) {
-  constexpr const char* kOp = "fieldbrain::error_field_update_";
-  TORCH_CHECK(e.defined() && e.dim() == 2 && e.size(1) >= 1, kOp,
-              ": e must have shape [B,S] with S >= 1, got ",
-              e.defined() ? c10::str(e.sizes()) : "undefined");
+  ArgCheck check("fieldbrain::error_field_update_", device);
+  check.dims("e", e, 2, "[B,S]");
   const int64_t B = e.size(0);
-  check_learn_tensor(kOp, "e", e, e.sizes().vec(), device);
-  check_learn_tensor(kOp, "facts", facts, {B, kFactColumns}, device, &e, at::kLong);
-  TORCH_CHECK(ef.defined() && ef.dim() == 4, kOp, ": ef must have shape [B,R,R,R], got ",
-              ef.defined() ? c10::str(ef.sizes()) : "undefined");
+  TORCH_CHECK(e.size(1) >= 1, check.op(), ": e must have shape [B,S] with S >= 1");
+  check("e", e, {B, e.size(1)});
+  check("facts", facts, {B, kFactColumns}, at::kLong);
+  check.dims("ef", ef, 4, "[B,R,R,R]");
   const int64_t R = ef.size(1);
-  TORCH_CHECK(R >= 4 && R <= 1024, kOp, ": ef must have 4 <= R <= 1024, got ", R);
-  check_learn_tensor(kOp, "ef", ef, {B, R, R, R}, device, &e);
-  check_learn_tensor(kOp, "has_ef", has_ef, {B}, device, &e);
-  check_learn_tensor(kOp, "boost", boost, {B}, device, &e);
+  TORCH_CHECK(R >= 4 && R <= 1024, check.op(), ": ef must have 4 <= R <= 1024, got ", R);
+  check("ef", ef, {B, R, R, R});
+  check("has_ef", has_ef, {B});
+  check("boost", boost, {B});
   return {B, R};
 }
 

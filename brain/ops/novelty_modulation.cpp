@@ -6,8 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include <string>
-
+#include "brain/ops/arg_check.h"
 #include "brain/ops/cycle_layout.h"
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
@@ -19,32 +18,6 @@ TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
 
 namespace fieldbrain {
 namespace ops {
-namespace {
-
-constexpr const char* kModulationOp = "fieldbrain::novelty_modulation_";
-
-// The name of an argument in an error message (built only when a check fails).
-std::string modulation_arg_name(const char* name, int index) {
-  return index < 0 ? std::string(name) : c10::str(name, "[", index, "]");
-}
-
-// `t` must have `shape`, `dtype`, live on `device` and be contiguous (no copy is ever made).
-// `index` >= 0 names an element of the state list. Takes the shape as an IntArrayRef so that
-// the checks allocate nothing on the host either.
-void check_modulation_arg(const at::Tensor& t, const char* name, at::IntArrayRef shape,
-                          at::ScalarType dtype, c10::DeviceType device, int index = -1) {
-  TORCH_CHECK(t.defined(), kModulationOp, ": ", modulation_arg_name(name, index), " is undefined");
-  TORCH_CHECK(t.sizes() == shape, kModulationOp, ": ", modulation_arg_name(name, index),
-              " must have shape ", shape, ", got ", t.sizes());
-  TORCH_CHECK(t.scalar_type() == dtype, kModulationOp, ": ", modulation_arg_name(name, index),
-              " must be ", dtype, ", got ", t.scalar_type());
-  TORCH_CHECK(t.device().type() == device, kModulationOp, ": ", modulation_arg_name(name, index),
-              " must be on ", c10::DeviceTypeName(device), " for this kernel, got ", t.device());
-  TORCH_CHECK(t.is_contiguous(), kModulationOp, ": ", modulation_arg_name(name, index),
-              " must be contiguous");
-}
-
-}  // namespace
 
 modulation::ModulationArrays check_novelty_modulation(
     const at::Tensor& field, const at::Tensor& last_err, const at::Tensor& activity_stats,
@@ -53,42 +26,32 @@ modulation::ModulationArrays check_novelty_modulation(
     const at::Tensor& perr, const at::Tensor& pimp, at::TensorList state,
     const at::Tensor& step_scalars, c10::DeviceType device) {
   using namespace modulation;
-  TORCH_CHECK(field.defined() && field.dim() == 5 && field.size(1) == 64 &&
-                  field.size(2) == field.size(3) && field.size(2) == field.size(4) &&
-                  field.size(2) >= 8,
-              kModulationOp, ": field must have shape [B,64,R,R,R] with R >= 8, got ",
-              field.defined() ? field.sizes() : at::IntArrayRef{});
+  ArgCheck check("fieldbrain::novelty_modulation_", device);
+  check.dims("field", field, 5, "[B,64,R,R,R]");
   const int64_t B = field.size(0), R = field.size(2);
-  check_modulation_arg(field, "field", field.sizes(), at::kFloat, device);
-  TORCH_CHECK(last_err.defined() && last_err.dim() == 2 && last_err.size(1) >= 1, kModulationOp,
-              ": last_err must have shape [B,S]");
-  check_modulation_arg(last_err, "last_err", {B, last_err.size(1)}, at::kFloat, device);
-  TORCH_CHECK(activity_stats.defined() && activity_stats.dim() == 2 &&
-                  activity_stats.size(0) == B && activity_stats.size(1) >= 2 &&
-                  activity_stats.stride(1) == 1 && activity_stats.stride(0) >= 2 &&
-                  activity_stats.scalar_type() == at::kFloat &&
-                  activity_stats.device().type() == device,
-              kModulationOp, ": activity_stats must be float32 [B,>=2] on ",
-              c10::DeviceTypeName(device), " with adjacent columns");
-  check_modulation_arg(facts, "facts", {B, kFactColumns}, at::kLong, device);
-  check_modulation_arg(value_facts, "value_facts", {B, kValueColumns}, at::kFloat, device);
-  check_modulation_arg(has_ef, "has_ef", {B}, at::kFloat, device);
-  check_modulation_arg(boost, "boost", {B}, at::kFloat, device);
-  check_modulation_arg(nov, "nov", {B, kNovCapacity, kNovDim}, at::kFloat, device);
-  check_modulation_arg(nov_ts, "nov_ts", {B, kNovCapacity}, at::kLong, device);
-  check_modulation_arg(perr, "perr", {B, kErrCapacity}, at::kFloat, device);
-  check_modulation_arg(pimp, "pimp", {B, kErrCapacity}, at::kFloat, device);
-  check_modulation_arg(step_scalars, "step_scalars", {B, kStepScalars}, at::kFloat, device);
-  TORCH_CHECK(state.size() == kStateCount, kModulationOp, ": state must hold ", int(kStateCount),
+  TORCH_CHECK(field.size(1) == 64 && field.size(3) == R && field.size(4) == R && R >= 8,
+              check.op(), ": field must have shape [B,64,R,R,R] with R >= 8, got ",
+              shape_text(field.sizes()));
+  check("field", field, {B, 64, R, R, R});
+  check.dims("last_err", last_err, 2, "[B,S]");
+  check("last_err", last_err, {B, kAnySize}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
+  TORCH_CHECK(last_err.size(1) >= 1, check.op(), ": last_err must have shape [B,S] with S >= 1");
+  // Two adjacent columns of a wider table.
+  check("activity_stats", activity_stats, {B, kAnySize}, at::kFloat, ArgLayout::kRows);
+  TORCH_CHECK(activity_stats.size(1) >= 2, check.op(), ": activity_stats must be [B,>=2]");
+  check("facts", facts, {B, kFactColumns}, at::kLong);
+  check("value_facts", value_facts, {B, kValueColumns});
+  check("has_ef", has_ef, {B});
+  check("boost", boost, {B});
+  check("nov", nov, {B, kNovCapacity, kNovDim});
+  check("nov_ts", nov_ts, {B, kNovCapacity}, at::kLong);
+  check("perr", perr, {B, kErrCapacity});
+  check("pimp", pimp, {B, kErrCapacity});
+  check("step_scalars", step_scalars, {B, kStepScalars});
+  TORCH_CHECK(state.size() == kStateCount, check.op(), ": state must hold ", int(kStateCount),
               " tensors, got ", state.size());
   for (size_t k = 0; k < state.size(); ++k) {
-    check_modulation_arg(state[k], "state", {B}, at::kFloat, device, static_cast<int>(k));
-  }
-  const auto dev = field.device();
-  for (const at::Tensor* t : {&last_err, &activity_stats, &facts, &value_facts, &has_ef, &boost,
-                              &nov, &nov_ts, &perr, &pimp, &step_scalars}) {
-    TORCH_CHECK(t->device() == dev, kModulationOp, ": every tensor must be on ", dev, ", got ",
-                t->device());
+    check.element("state", static_cast<int64_t>(k), state[k], {B});
   }
 
   ModulationArrays a{};
@@ -103,10 +66,7 @@ modulation::ModulationArrays check_novelty_modulation(
   a.nov_ts = nov_ts.data_ptr<int64_t>();
   a.perr = perr.data_ptr<float>();
   a.pimp = pimp.data_ptr<float>();
-  for (int k = 0; k < kStateCount; ++k) {
-    TORCH_CHECK(state[k].device() == dev, kModulationOp, ": state[", k, "] must be on ", dev);
-    a.state[k] = state[k].data_ptr<float>();
-  }
+  for (int k = 0; k < kStateCount; ++k) a.state[k] = state[k].data_ptr<float>();
   a.step_scalars = step_scalars.data_ptr<float>();
   a.resolution = R;
   a.sensory_dim = last_err.size(1);

@@ -161,11 +161,10 @@ FIELDBRAIN_HOST_DEVICE void finish_robot(const ModulationArrays& a, int64_t b, f
   *s[kSc] = *s[kSc] * 0.9f + 0.1f / (1.0f + recent * 5.0f);
 
   // Input presence and the modulation.
-  const int64_t cwi = has_input ? 0 : f[kFactCyclesWithoutInput] + 1;
-  const bool dreaming = cwi > 100;
+  const bool dreams = dreaming(cycles_without_input_after(f[kFactCyclesWithoutInput], has_input));
   const float si = *s[kSi], sc = *s[kSc];
   const float nI = min_f(max_f(si / 1.5f, 0.0f), 1.0f);
-  const float drive = dreaming ? 0.95f : (nI + sc) / 2.0f;
+  const float drive = dreams ? 0.95f : (nI + sc) / 2.0f;
   const float ex = min_f(
       (1.0f - nI) * (nov_val * 0.5f + 0.5f) + min_f(*s[kPlateau] / 200.0f, 0.5f) + 0.3f, 1.0f);
   const float explore = min_f(ex + (1.0f - sc) * 0.2f, 1.0f);

@@ -6,6 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include "brain/ops/arg_check.h"
 #include "brain/ops/cycle_layout.h"  // the fact table's columns
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
@@ -23,25 +24,11 @@ namespace fieldbrain {
 namespace ops {
 namespace {
 
-// `t` must be a contiguous tensor of `type` and `shape` on `device` (never copied: the
-// operators allocate nothing; `shape` is a braced list, no heap).
-void check_arg(const char* op, const char* name, const at::Tensor& t, at::ScalarType type,
-               at::IntArrayRef shape, const at::Device& device) {
-  TORCH_CHECK(t.defined(), op, ": ", name, " is undefined");
-  TORCH_CHECK(t.scalar_type() == type, op, ": ", name, " must be ", type, ", got ",
-              t.scalar_type());
-  TORCH_CHECK(t.sizes() == shape, op, ": ", name, " must have shape ", shape, ", got ",
-              t.sizes());
-  TORCH_CHECK(t.device() == device, op, ": ", name, " must be on ", device, ", got ", t.device());
-  TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
-}
-
-// The row stride of the fact table (brain/ops/cycle_layout.h's columns; wider rows are allowed).
-int64_t facts_stride(const char* op, const at::Tensor& facts, int64_t B,
-                     const at::Device& device) {
-  TORCH_CHECK(facts.defined() && facts.dim() == 2 && facts.size(1) >= kFactColumns, op,
-              ": facts must be [B, >= ", static_cast<int64_t>(kFactColumns), "] int64");
-  check_arg(op, "facts", facts, at::kLong, {B, facts.size(1)}, device);
+// The fact table: [B, >= kFactColumns] int64 (wider rows are allowed); returns its row stride.
+int64_t facts_stride(ArgCheck& check, const at::Tensor& facts, int64_t B) {
+  check("facts", facts, {B, kAnySize}, at::kLong);
+  TORCH_CHECK(facts.size(1) >= kFactColumns, check.op(), ": facts must be [B, >= ",
+              static_cast<int64_t>(kFactColumns), "] int64, got ", shape_text(facts.sizes()));
   return facts.size(1);
 }
 
@@ -51,20 +38,17 @@ prediction::ScoreArgs prediction_score_args(const at::Tensor& sensors, const at:
                                             const at::Tensor& n_active, const at::Tensor& pred,
                                             at::Tensor& conf, at::Tensor& last_err,
                                             c10::DeviceType device) {
-  constexpr const char* kOp = "fieldbrain::prediction_score";
-  TORCH_CHECK(sensors.defined() && sensors.dim() == 2 && sensors.size(1) >= 1, kOp,
-              ": sensors must be [B,S] with S >= 1");
-  TORCH_CHECK(sensors.device().type() == device, kOp, ": sensors must be on ",
-              c10::DeviceTypeName(device), " for this kernel, got ", sensors.device());
+  ArgCheck check("fieldbrain::prediction_score", device);
+  check.dims("sensors", sensors, 2, "[B,S]");
   const int64_t B = sensors.size(0), S = sensors.size(1);
-  const at::Device dev = sensors.device();
-  check_arg(kOp, "sensors", sensors, at::kFloat, {B, S}, dev);
+  TORCH_CHECK(S >= 1, check.op(), ": sensors must be [B,S] with S >= 1");
+  check("sensors", sensors, {B, S}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
   prediction::ScoreArgs a;
-  a.facts_stride = facts_stride(kOp, facts, B, dev);
-  check_arg(kOp, "n_active", n_active, at::kFloat, {B}, dev);
-  check_arg(kOp, "pred", pred, at::kFloat, {B, S}, dev);
-  check_arg(kOp, "conf", conf, at::kFloat, {B}, dev);
-  check_arg(kOp, "last_err", last_err, at::kFloat, {B, S}, dev);
+  a.facts_stride = facts_stride(check, facts, B);
+  check("n_active", n_active, {B});
+  check("pred", pred, {B, S}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
+  check("conf", conf, {B});
+  check("last_err", last_err, {B, S}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
   a.sensors = sensors.data_ptr<float>();
   a.facts = facts.data_ptr<int64_t>();
   a.n_active = n_active.data_ptr<float>();
@@ -85,39 +69,33 @@ prediction::ActArgs prediction_act_args(const at::Tensor& readout, const at::Ten
                                         at::Tensor& temporal, at::Tensor& hpred, at::Tensor& pred,
                                         at::Tensor& pc, at::Tensor& motor, at::Tensor& field,
                                         c10::DeviceType device) {
-  constexpr const char* kOp = "fieldbrain::prediction_act";
-  TORCH_CHECK(sensors.defined() && sensors.dim() == 2 && sensors.size(1) >= 1, kOp,
-              ": sensors must be [B,S] with S >= 1");
-  TORCH_CHECK(motor.defined() && motor.dim() == 2 && motor.size(1) >= 1, kOp,
-              ": motor must be [B,M] with M >= 1");
-  TORCH_CHECK(field.defined() && field.dim() == 5 && field.size(1) == 64 && field.size(2) >= 4 &&
-                  field.size(2) <= 1024,
-              kOp, ": field must be [B,64,R,R,R] with 4 <= R <= 1024");
-  TORCH_CHECK(sensors.device().type() == device, kOp, ": sensors must be on ",
-              c10::DeviceTypeName(device), " for this kernel, got ", sensors.device());
+  ArgCheck check("fieldbrain::prediction_act", device);
+  check.dims("sensors", sensors, 2, "[B,S]");
+  check.dims("motor", motor, 2, "[B,M]");
+  check.dims("field", field, 5, "[B,64,R,R,R]");
   const int64_t B = sensors.size(0), S = sensors.size(1), M = motor.size(1), R = field.size(2);
-  const at::Device dev = sensors.device();
+  TORCH_CHECK(S >= 1 && M >= 1, check.op(), ": sensors and motor need S >= 1 and M >= 1");
+  TORCH_CHECK(R >= 4 && R <= 1024, check.op(), ": field must be [B,64,R,R,R] with 4 <= R <= 1024");
+  check("sensors", sensors, {B, S}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
   prediction::ActArgs a;
-  a.facts_stride = facts_stride(kOp, facts, B, dev);
-  check_arg(kOp, "readout", readout, at::kFloat, {B, kReadoutWidth}, dev);
-  check_arg(kOp, "noise_key", noise_key, at::kLong, {B, 2}, dev);
-  check_arg(kOp, "sensors", sensors, at::kFloat, {B, S}, dev);
-  check_arg(kOp, "W", W, at::kFloat, {B, 4, 16, S}, dev);
+  a.facts_stride = facts_stride(check, facts, B);
+  check("readout", readout, {B, kReadoutWidth});
+  check("noise_key", noise_key, {B, 2}, at::kLong);
+  check("W", W, {B, 4, 16, S}, at::kFloat, ArgLayout::kContiguous, "[B,4,16,S]");
   const at::Tensor* herr[4] = {&herr0, &herr1, &herr2, &herr3};
   const char* herr_names[4] = {"herr0", "herr1", "herr2", "herr3"};
-  for (int k = 0; k < 4; ++k)
-    check_arg(kOp, herr_names[k], *herr[k], at::kFloat, {B, prediction::kHerrCapacity}, dev);
-  check_arg(kOp, "explore", explore, at::kFloat, {B}, dev);
-  check_arg(kOp, "lin", lin, at::kFloat, {R}, dev);
-  check_arg(kOp, "recent", recent, at::kFloat, {B, prediction::kRecentCapacity, S}, dev);
-  check_arg(kOp, "active", active, at::kFloat, {B, kReadoutCells}, dev);
-  check_arg(kOp, "n_active", n_active, at::kFloat, {B}, dev);
-  check_arg(kOp, "temporal", temporal, at::kFloat, {B, 16, kReadoutCells}, dev);
-  check_arg(kOp, "hpred", hpred, at::kFloat, {B, 4, S}, dev);
-  check_arg(kOp, "pred", pred, at::kFloat, {B, S}, dev);
-  check_arg(kOp, "pc", pc, at::kFloat, {B, S}, dev);
-  check_arg(kOp, "motor", motor, at::kFloat, {B, M}, dev);
-  check_arg(kOp, "field", field, at::kFloat, {B, 64, R, R, R}, dev);
+  for (int k = 0; k < 4; ++k) check(herr_names[k], *herr[k], {B, prediction::kHerrCapacity});
+  check("explore", explore, {B});
+  check("lin", lin, {R});
+  check("recent", recent, {B, prediction::kRecentCapacity, S});
+  check("active", active, {B, kReadoutCells});
+  check("n_active", n_active, {B});
+  check("temporal", temporal, {B, 16, kReadoutCells});
+  check("hpred", hpred, {B, 4, S});
+  check("pred", pred, {B, S}, at::kFloat, ArgLayout::kContiguous, "[B,S]");
+  check("pc", pc, {B, S});
+  check("motor", motor, {B, M}, at::kFloat, ArgLayout::kContiguous, "[B,M]");
+  check("field", field, {B, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous, "[B,64,R,R,R]");
   a.readout = readout.data_ptr<float>();
   a.facts = facts.data_ptr<int64_t>();
   a.noise_key = noise_key.data_ptr<int64_t>();

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "brain/ops/arg_check.h"
 #include "brain/ops/sensory_imprint_math.h"
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
@@ -26,28 +27,6 @@ namespace ops {
 namespace {
 
 constexpr const char* kOp = "fieldbrain::sensory_imprint_";
-
-void check_tensor(const at::Tensor& t, const char* name, at::ScalarType dtype,
-                  c10::DeviceType device, std::vector<int64_t> shape, bool contiguous) {
-  TORCH_CHECK(t.defined(), kOp, ": ", name, " is undefined");
-  TORCH_CHECK(t.scalar_type() == dtype, kOp, ": ", name, " must be ", dtype, ", got ",
-              t.scalar_type());
-  TORCH_CHECK(t.device().type() == device, kOp, ": ", name, " must be on ",
-              c10::DeviceTypeName(device), " for this kernel, got ", t.device());
-  TORCH_CHECK(t.dim() == static_cast<int64_t>(shape.size()), kOp, ": ", name, " must have ",
-              shape.size(), " dimensions, got ", t.sizes());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    TORCH_CHECK(shape[d] < 0 || t.size(static_cast<int64_t>(d)) == shape[d], kOp, ": ", name,
-                " has shape ", t.sizes(), ", dimension ", d, " must be ", shape[d]);
-  }
-  if (contiguous) {
-    TORCH_CHECK(t.is_contiguous(), kOp, ": ", name, " must be contiguous (no copy is made)");
-  } else if (t.dim() >= 2) {
-    // Rows may be strided (views of wider tables); each row's elements must be contiguous.
-    TORCH_CHECK(t.stride(t.dim() - 1) == 1 || t.size(t.dim() - 1) == 1, kOp, ": ", name,
-                "'s rows must be contiguous, got strides ", t.strides());
-  }
-}
 
 }  // namespace
 
@@ -111,41 +90,41 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
                              const at::Tensor& facts, const at::Tensor& values,
                              at::TensorList drive, const at::Tensor& noise_key,
                              at::TensorList tables, c10::DeviceType device) {
-  TORCH_CHECK(field.defined() && field.dim() == 5, kOp, ": field must be [B,64,R,R,R]");
-  TORCH_CHECK(sensors.defined() && sensors.dim() == 2, kOp, ": sensors must be [B,S]");
+  ArgCheck check(kOp, device);
+  check.dims("field", field, 5, "[B,64,R,R,R]");
+  check.dims("sensors", sensors, 2, "[B,S]");
   const int64_t B = field.size(0), R = field.size(2), S = sensors.size(1);
   // The CUDA kernels index a robot's 64 channels with 32-bit ints: 64 R^3 must stay below 2^31.
   TORCH_CHECK(R >= 4 && R <= 256, kOp, ": R must be in [4, 256], got ", R);
-  const auto F = at::kFloat;
-  check_tensor(field, "field", F, device, {B, 64, R, R, R}, true);
-  check_tensor(occ, "occ", F, device, {B, R, R, R}, true);
-  check_tensor(noise_key, "noise_key", at::kLong, device, {B, 2}, true);
-  check_tensor(map_data, "map_data", F, device, {B, imprint::kMapCapacity, S}, true);
-  check_tensor(map_loc, "map_loc", at::kLong, device, {B, imprint::kMapCapacity, 3}, true);
-  check_tensor(strength, "strength", F, device, {B}, false);
+  constexpr auto kRows = ArgLayout::kRows;  // views of wider tables, or columns of them
+  check("field", field, {B, 64, R, R, R});
+  check("occ", occ, {B, R, R, R});
+  check("noise_key", noise_key, {B, 2}, at::kLong);
+  check("map_data", map_data, {B, imprint::kMapCapacity, S});
+  check("map_loc", map_loc, {B, imprint::kMapCapacity, 3}, at::kLong);
+  check("strength", strength, {B}, at::kFloat, kRows);
   const ImprintScratchLayout layout{R * R * R, S, R};
-  check_tensor(scratch, "scratch", F, device, {B, -1}, false);
+  check("scratch", scratch, {B, kAnySize}, at::kFloat, kRows);
   TORCH_CHECK(scratch.size(1) >= layout.floats(), kOp, ": scratch needs ", layout.floats(),
               " floats per robot, got ", scratch.size(1));
-  check_tensor(plane_argmax, "plane_argmax", at::kInt, device, {B, -1}, false);
+  check("plane_argmax", plane_argmax, {B, kAnySize}, at::kInt, kRows);
   TORCH_CHECK(plane_argmax.size(1) >= R, kOp, ": plane_argmax needs ", R, " entries per robot");
-  check_tensor(sensors, "sensors", F, device, {B, S}, false);
-  check_tensor(facts, "facts", at::kLong, device, {B, -1}, false);
+  check("sensors", sensors, {B, S}, at::kFloat, kRows);
+  check("facts", facts, {B, kAnySize}, at::kLong, kRows);
   TORCH_CHECK(facts.size(1) > kFactMapCount, kOp, ": facts has too few columns");
-  check_tensor(values, "values", F, device, {B, -1}, false);
+  check("values", values, {B, kAnySize}, at::kFloat, kRows);
   TORCH_CHECK(values.size(1) > kValueReward, kOp, ": values has too few columns");
   TORCH_CHECK(drive.size() == kDriveTerms, kOp,
               ": drive must be (conf, has_ef, boost, prev_imp, prev_amp), got ", drive.size(),
               " tensors");
   static const char* kDriveNames[kDriveTerms] = {"conf", "has_ef", "boost", "prev_imp", "prev_amp"};
-  for (int i = 0; i < kDriveTerms; ++i)
-    check_tensor(drive[i], kDriveNames[i], F, device, {B}, false);
+  for (int i = 0; i < kDriveTerms; ++i) check(kDriveNames[i], drive[i], {B}, at::kFloat, kRows);
   TORCH_CHECK(tables.size() == 6, kOp, ": tables must be make_imprint_tables(S, R)");
   static const char* kTableNames[6] = {"support_voxel", "support_begin", "entry_sensor",
                                        "entry_weight",  "dilated_voxel", "blob_weight"};
   for (int i = 0; i < 6; ++i) {
     const bool is_float = i == 3 || i == 5;
-    check_tensor(tables[i], kTableNames[i], is_float ? F : at::kInt, device, {-1}, true);
+    check(kTableNames[i], tables[i], {kAnySize}, is_float ? at::kFloat : at::kInt);
   }
   TORCH_CHECK(tables[1].size(0) == tables[0].size(0) + 1 &&
                   tables[2].size(0) == tables[3].size(0) &&

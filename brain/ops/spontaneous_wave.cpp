@@ -6,6 +6,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include "brain/ops/arg_check.h"
 #include "brain/ops/spontaneous_wave_math.h"
 
 TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
@@ -22,33 +23,18 @@ std::pair<int64_t, int64_t> check_spontaneous_wave_args(const at::Tensor& wave_v
                                                         const at::Tensor& phase,
                                                         const at::Tensor& wave,
                                                         c10::DeviceType device) {
-  const char* op = "fieldbrain::spontaneous_wave_out";
-  for (const auto* t : {&wave_vectors, &wave_mask, &phase, &wave}) {
-    TORCH_CHECK(t->defined(), op, ": an argument is undefined");
-  }
-  TORCH_CHECK(wave.dim() == 4 && wave.size(1) == wave.size(2) && wave.size(1) == wave.size(3),
-              op, ": wave must have shape [B,R,R,R], got ", wave.sizes());
+  ArgCheck check("fieldbrain::spontaneous_wave_out", device);
+  check.dims("wave", wave, 4, "[B,R,R,R]");
   const int64_t B = wave.size(0), R = wave.size(1);
   // The CUDA kernel indexes a robot's wave with 32-bit ints: R^3 must stay below 2^31.
-  TORCH_CHECK(R <= 1024, op, ": R must be <= 1024, got ", R);
-  TORCH_CHECK(wave_vectors.sizes() == at::IntArrayRef({B, wave::kMaxWaves, 3}), op,
-              ": wave_vectors must have shape [B,5,3] = [", B, ",5,3], got ",
-              wave_vectors.sizes());
-  TORCH_CHECK(wave_mask.sizes() == at::IntArrayRef({B, wave::kMaxWaves}), op,
-              ": wave_mask must have shape [B,5] = [", B, ",5], got ", wave_mask.sizes());
-  TORCH_CHECK(phase.dim() == 1 && phase.size(0) == B, op, ": phase must have shape [B] = [", B,
-              "], got ", phase.sizes());
-  const std::pair<const at::Tensor*, const char*> named[] = {
-      {&wave_vectors, "wave_vectors"}, {&wave_mask, "wave_mask"}, {&phase, "phase"}, {&wave, "wave"}};
-  for (const auto& [t, name] : named) {
-    TORCH_CHECK(t->scalar_type() == at::kFloat, op, ": ", name, " must be float32, got ",
-                t->scalar_type());
-    TORCH_CHECK(t->device().type() == device && t->device() == wave.device(), op, ": ", name,
-                " must be on ", wave.device(), " (", c10::DeviceTypeName(device),
-                " kernel), got ", t->device());
-    // No hidden copies: only the phase may be strided (a column of the value table).
-    TORCH_CHECK(t == &phase || t->is_contiguous(), op, ": ", name, " must be contiguous");
-  }
+  TORCH_CHECK(R <= 1024, check.op(), ": R must be <= 1024, got ", R);
+  check("wave", wave, {B, R, R, R}, at::kFloat, ArgLayout::kContiguous, "[B,R,R,R]");
+  check("wave_vectors", wave_vectors, {B, wave::kMaxWaves, 3}, at::kFloat,
+        ArgLayout::kContiguous, "[B,5,3]");
+  check("wave_mask", wave_mask, {B, wave::kMaxWaves}, at::kFloat, ArgLayout::kContiguous,
+        "[B,5]");
+  // The phase may be strided: a column of the value table.
+  check("phase", phase, {B}, at::kFloat, ArgLayout::kStrided, "[B]");
   return {B, R};
 }
 

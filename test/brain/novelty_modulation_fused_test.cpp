@@ -250,7 +250,7 @@ TEST_CASE("The fused modulation refuses arguments it would have to copy", "[brai
       Catch::Contains("last_err"));
   CHECK_THROWS_WITH(
       fused->update(ctx, in.field, in.last_err, in.stats, in.has_ef.to(torch::kDouble), in.boost),
-      Catch::Contains("has_ef must be Float"));
+      Catch::Contains("has_ef must be float32"));
   CHECK_THROWS_AS(fused->update(ctx, in.field, in.last_err, in.stats), std::invalid_argument);
   CHECK_THROWS_AS(fused->update_sigma(ctx, in.has_ef, in.boost), std::logic_error);
   CHECK(fused->perr->count(0) == 0);  // nothing ran

@@ -91,14 +91,6 @@ at::Tensor& field_readout_out_cpu(const at::Tensor& field_in, at::Tensor& out) {
   return out;
 }
 
-at::Tensor field_readout_cpu(const at::Tensor& field) {
-  check_field_readout_field(field, c10::DeviceType::CPU);
-  at::Tensor out = at::empty({field.size(0), kReadoutWidth},
-                             field.options().memory_format(at::MemoryFormat::Contiguous));
-  field_readout_out_cpu(field, out);
-  return out;
-}
-
 }  // namespace
 }  // namespace cpu
 
@@ -108,6 +100,5 @@ std::string field_readout_cpu_isa() { return cpu::readout_passes().isa; }
 }  // namespace fieldbrain
 
 TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("field_readout", TORCH_FN(fieldbrain::ops::cpu::field_readout_cpu));
   m.impl("field_readout_out", TORCH_FN(fieldbrain::ops::cpu::field_readout_out_cpu));
 }

@@ -184,24 +184,6 @@ at::Tensor& field_step_seeded_out_cpu(const at::Tensor& field, const at::Tensor&
   return run_field_step(shape, field, noise_key, wave, ef, scalars, out);
 }
 
-at::Tensor field_step_seeded_cpu(const at::Tensor& field, const at::Tensor& noise_key,
-                                 const at::Tensor& wave, const at::Tensor& ef,
-                                 const at::Tensor& scalars) {
-  TORCH_CHECK(field.defined(), "fieldbrain::field_step_seeded: field is undefined");
-  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
-  field_step_seeded_out_cpu(field, noise_key, wave, ef, scalars, out);
-  return out;
-}
-
-at::Tensor field_step_cpu(const at::Tensor& field, const at::Tensor& noise,
-                          const at::Tensor& wave, const at::Tensor& ef,
-                          const at::Tensor& scalars) {
-  TORCH_CHECK(field.defined(), "fieldbrain::field_step: field is undefined");
-  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
-  field_step_out_cpu(field, noise, wave, ef, scalars, out);
-  return out;
-}
-
 }  // namespace
 }  // namespace cpu
 
@@ -211,8 +193,6 @@ std::string field_step_cpu_isa() { return cpu::passes().isa; }
 }  // namespace fieldbrain
 
 TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("field_step", TORCH_FN(fieldbrain::ops::cpu::field_step_cpu));
   m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cpu::field_step_out_cpu));
-  m.impl("field_step_seeded", TORCH_FN(fieldbrain::ops::cpu::field_step_seeded_cpu));
   m.impl("field_step_seeded_out", TORCH_FN(fieldbrain::ops::cpu::field_step_seeded_out_cpu));
 }

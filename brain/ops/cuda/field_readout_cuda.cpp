@@ -25,19 +25,11 @@ at::Tensor& field_readout_out_cuda(const at::Tensor& field_in, at::Tensor& out) 
   return out;
 }
 
-at::Tensor field_readout_cuda(const at::Tensor& field) {
-  check_field_readout_field(field, c10::DeviceType::CUDA);
-  at::Tensor out = at::empty({field.size(0), kReadoutWidth}, field.options());
-  field_readout_out_cuda(field, out);
-  return out;
-}
-
 }  // namespace
 }  // namespace cuda
 }  // namespace ops
 }  // namespace fieldbrain
 
 TORCH_LIBRARY_IMPL(fieldbrain, CUDA, m) {
-  m.impl("field_readout", TORCH_FN(fieldbrain::ops::cuda::field_readout_cuda));
   m.impl("field_readout_out", TORCH_FN(fieldbrain::ops::cuda::field_readout_out_cuda));
 }

@@ -74,32 +74,12 @@ at::Tensor& field_step_seeded_out_cuda(const at::Tensor& field, const at::Tensor
   return run_field_step(shape, field, noise_key, wave, ef, scalars, out);
 }
 
-at::Tensor field_step_seeded_cuda(const at::Tensor& field, const at::Tensor& noise_key,
-                                  const at::Tensor& wave, const at::Tensor& ef,
-                                  const at::Tensor& scalars) {
-  TORCH_CHECK(field.defined(), "fieldbrain::field_step_seeded: field is undefined");
-  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
-  field_step_seeded_out_cuda(field, noise_key, wave, ef, scalars, out);
-  return out;
-}
-
-at::Tensor field_step_cuda(const at::Tensor& field, const at::Tensor& noise,
-                           const at::Tensor& wave, const at::Tensor& ef,
-                           const at::Tensor& scalars) {
-  TORCH_CHECK(field.defined(), "fieldbrain::field_step: field is undefined");
-  at::Tensor out = at::empty(field.sizes(), field.options().memory_format(at::MemoryFormat::Contiguous));
-  field_step_out_cuda(field, noise, wave, ef, scalars, out);
-  return out;
-}
-
 }  // namespace
 }  // namespace cuda
 }  // namespace ops
 }  // namespace fieldbrain
 
 TORCH_LIBRARY_IMPL(fieldbrain, CUDA, m) {
-  m.impl("field_step", TORCH_FN(fieldbrain::ops::cuda::field_step_cuda));
   m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cuda::field_step_out_cuda));
-  m.impl("field_step_seeded", TORCH_FN(fieldbrain::ops::cuda::field_step_seeded_cuda));
   m.impl("field_step_seeded_out", TORCH_FN(fieldbrain::ops::cuda::field_step_seeded_out_cuda));
 }

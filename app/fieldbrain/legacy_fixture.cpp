@@ -2,6 +2,8 @@
 
 #include "app/fieldbrain/recording.h"
 
+#include <torch/version.h>
+
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -88,6 +90,29 @@ LegacyFixture load_legacy_fixture(const std::string& dir) {
 
 std::string legacy_fixture_root() {
   return std::string(FIELDBRAIN_SOURCE_DIR) + "/test/fixtures/legacy";
+}
+
+std::string libtorch_release() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+}
+
+std::string legacy_cycle_fixture_root(std::string* recorded) {
+  const std::string root = legacy_fixture_root();
+  const std::string release = libtorch_release();
+  if (recorded != nullptr) recorded->clear();
+  for (const std::string& dir : {root, root + "/torch-" + release}) {
+    std::ifstream in(dir + "/r16_s24m4_smooth/meta.json");
+    if (!in) continue;
+    std::string torch_version;
+    try {
+      torch_version = nlohmann::json::parse(in).at("torch").get<std::string>();
+    } catch (const std::exception&) {
+      continue;  // load_legacy_fixture names the problem when a test reads it
+    }
+    if (torch_version.rfind(release + ".", 0) == 0) return dir;
+    if (recorded != nullptr) *recorded += (recorded->empty() ? "" : ", ") + torch_version;
+  }
+  return "";
 }
 
 const std::vector<std::string>& legacy_scenarios() {

@@ -31,6 +31,17 @@ torch::Tensor read_npy(const std::string& path);
 // <repository>/test/fixtures/legacy (compiled in from FIELDBRAIN_SOURCE_DIR).
 std::string legacy_fixture_root();
 
+// The per-cycle scenarios recorded by the original under this process's LibTorch release: the
+// original's numbers depend on the release's float32 kernels (sin, norms and reductions changed
+// between 1.13 and 2.6), and the legacy profile follows the release it runs on. The main set,
+// <root>/<scenario>, was recorded under torch 1.13 (Debian 12); another release's set lives in
+// <root>/torch-<major>.<minor>/ (torch 2.6: Debian 13). Returns the folder whose scenarios'
+// meta.json name this release, or "" when none was recorded (then `recorded` lists the
+// releases that were, for the caller's message). scripts/legacy/make_fixtures.sh records a set.
+std::string legacy_cycle_fixture_root(std::string* recorded = nullptr);
+// This process's LibTorch release as "<major>.<minor>" (what legacy_cycle_fixture_root matches).
+std::string libtorch_release();
+
 // The committed per-cycle scenarios of brain/legacy/LEGACY.md, in its order (without the
 // construction folder, r16_s24m4_construction).
 const std::vector<std::string>& legacy_scenarios();

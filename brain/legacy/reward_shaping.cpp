@@ -1,5 +1,7 @@
 #include "brain/legacy/reward_shaping.h"
 
+#include <torch/version.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -22,9 +24,18 @@ void RewardTopologyShaper::process_reward(const torch::Tensor& field, double rew
 namespace {
 constexpr int64_t kBlock = 4096;  // values per block of the walks (stack buffers, L1-sized)
 
-// F.cosine_similarity's norm of one flattened operand in torch 1.13:
-// sqrt(clamp_min(sum(x^2), eps^2)), the sum in ATen's order.
+// F.cosine_similarity's norm of one flattened operand ([1, n], dim 1), as the LibTorch release
+// it runs on takes it (the original follows its torch, and so does the port): torch 1.13 takes
+// sqrt(clamp_min(sum(x^2), eps^2)), the sum in ATen's order; torch 2.x takes
+// clamp_min(linalg_vector_norm(x), eps), whose reduction rounds differently (checked against
+// F.cosine_similarity under both: test/fixtures/legacy/README.md, "One set per torch release").
 float cosine_norm(const float* x, int64_t n) {
+#if TORCH_VERSION_MAJOR >= 2
+  const at::Tensor row = at::from_blob(const_cast<float*>(x), {1, n}, at::kFloat);
+  const float norm = at::linalg_vector_norm(row, 2, at::IntArrayRef{1}, true).item<float>();
+  const auto eps = static_cast<float>(1e-8);
+  return norm < eps ? eps : norm;
+#else
   AtenRowSum sum(n);
   alignas(64) float block[kBlock];
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -35,6 +46,7 @@ float cosine_norm(const float* x, int64_t n) {
   const float s = sum.result();
   const auto eps2 = static_cast<float>(1e-8 * 1e-8);
   return std::sqrt(s < eps2 ? eps2 : s);
+#endif
 }
 }  // namespace
 

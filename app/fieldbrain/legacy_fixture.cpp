@@ -115,6 +115,14 @@ std::string legacy_cycle_fixture_root(std::string* recorded) {
   return "";
 }
 
+std::string legacy_cycle_fixture_missing(const std::string& recorded) {
+  const std::string release = libtorch_release();
+  return "the original's cycles were recorded under torch " + recorded + "; this is LibTorch " +
+         release + ", whose float32 kernels give the original itself other numbers. Record this " +
+         "release's set with FIXTURES=test/fixtures/legacy/torch-" + release +
+         " scripts/legacy/make_fixtures.sh";
+}
+
 const std::vector<std::string>& legacy_scenarios() {
   static const std::vector<std::string> names = {
       "r16_s24m4_smooth",        "r16_s24m4_random_reward", "r16_s24m4_negative_reward",

@@ -41,6 +41,9 @@ std::string legacy_fixture_root();
 std::string legacy_cycle_fixture_root(std::string* recorded = nullptr);
 // This process's LibTorch release as "<major>.<minor>" (what legacy_cycle_fixture_root matches).
 std::string libtorch_release();
+// Why there is nothing to compare with when legacy_cycle_fixture_root found no set for this
+// release (`recorded` as it filled it), and the command that records one.
+std::string legacy_cycle_fixture_missing(const std::string& recorded);
 
 // The committed per-cycle scenarios of brain/legacy/LEGACY.md, in its order (without the
 // construction folder, r16_s24m4_construction).

@@ -38,14 +38,7 @@ std::string scenario_dir_or_skip() {
   if (const char* env = std::getenv("FIELDBRAIN_LEGACY_FIXTURES")) return env;
   std::string recorded;
   const std::string dir = fieldbrain::legacy::legacy_cycle_fixture_root(&recorded);
-  if (dir.empty()) {
-    const std::string release = fieldbrain::legacy::libtorch_release();
-    WARN("SKIPPED: the original's cycles were recorded under torch "
-         << recorded << "; this is LibTorch " << release
-         << ", whose float32 kernels give the original itself other numbers. Record this "
-            "release's set with FIXTURES=test/fixtures/legacy/torch-"
-         << release << " scripts/legacy/make_fixtures.sh");
-  }
+  if (dir.empty()) WARN("SKIPPED: " << fieldbrain::legacy::legacy_cycle_fixture_missing(recorded));
   return dir;
 }
 

@@ -128,8 +128,7 @@ TEST_CASE("compare-original --fixture passes on the committed fixtures of the or
   std::string recorded;
   const std::string root = legacy::legacy_cycle_fixture_root(&recorded);
   if (root.empty()) {
-    WARN("SKIPPED: the original's cycles were recorded under torch "
-         << recorded << "; this is LibTorch " << legacy::libtorch_release());
+    WARN("SKIPPED: " << legacy::legacy_cycle_fixture_missing(recorded));
     return;
   }
   for (const char* name : {"r16_s24m4_smooth", "r16_s12m6_negative"}) {

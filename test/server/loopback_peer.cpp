@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace fieldbrain::server::testing {
 
@@ -22,16 +24,21 @@ LoopbackPeer::LoopbackPeer(const char* source, uint16_t port, int sndbuf) {
   from.sin_family = AF_INET;
   ::inet_pton(AF_INET, source, &from.sin_addr);
   if (::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+    const int err = errno;
     ::close(fd_);
-    throw std::runtime_error(std::string("cannot bind ") + source);
+    throw std::runtime_error(std::string("cannot bind ") + source + ": " + std::strerror(err));
   }
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_port = htons(port);
   to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    // The reason (refused: nothing listens; timed out: a full backlog) tells a dead server
+    // from a slow one when a test fails under load.
+    const int err = errno;
     ::close(fd_);
-    throw std::runtime_error("connect failed");
+    throw std::runtime_error(std::string("connect from ") + source + " to port " +
+                             std::to_string(port) + " failed: " + std::strerror(err));
   }
 }
 

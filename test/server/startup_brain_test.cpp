@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -156,11 +157,20 @@ TEST_CASE("idle web connections cannot take the descriptors robots need", "[serv
     }
   }
   REQUIRE_FALSE(idle.empty());
-  // Idle browsers from several addresses (the per-address cap alone would not do).
+  // Idle browsers from several addresses (the per-address cap alone would not do). A connect
+  // that fails shows why, with the server's log (a server that died refuses; a slow one not).
   for (int i = 1; i < 300; ++i) {
     const std::string source = "127.0.1." + std::to_string(1 + i % 50);
-    idle.push_back(
-        std::make_unique<LoopbackPeer>(source.c_str(), static_cast<uint16_t>(web_port)));
+    try {
+      idle.push_back(
+          std::make_unique<LoopbackPeer>(source.c_str(), static_cast<uint16_t>(web_port)));
+    } catch (const std::exception& e) {
+      std::ifstream in(log);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      FAIL("idle web connection " << i << ": " << e.what() << "; server alive: "
+                                  << (proc.alive() ? "yes" : "no") << "; its log:\n"
+                                  << text);
+    }
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   fieldbrain::server::RobotClient robot(static_cast<uint16_t>(port), 5.0);

@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh [--quick] [BUILD_DIR]: everything a GPU run should check, in one log.
+# scripts/gpu-check.sh [--quick | --parts LIST] [BUILD_DIR]: everything a GPU run should check,
+# in one log.
 #
 # Runs on a machine with an NVIDIA GPU, after a CUDA build (scripts/build.sh --cuda, default
-# BUILD_DIR build-cuda): every suite's [cuda] tests, compute-sanitizer (memcheck, racecheck,
-# initcheck) over the ops' and brain's [cuda] tests, the brain and HRR benches on the GPU (CUDA
-# graph on and off), and ncu's time per kernel of one fast cycle. Everything goes to one log
-# file, $GPU_CHECK_LOG (default gpu-check.log), with a summary at its end, so a short lease of
-# a GPU loses nothing when it ends: each part has its own time limit and the log is written as
-# the run goes. --quick: the tests, memcheck and a short bench only (about 3 minutes after the
-# build on an H200).
+# BUILD_DIR build-cuda). The parts, in the order they run (LIST: their names, comma-separated):
+#   tests      every suite's [cuda] tests, one suite at a time            (~2 min on an H200)
+#   memcheck   compute-sanitizer memcheck over the ops' and brain's [cuda] tests
+#   racecheck  the same with racecheck        initcheck  the same with initcheck
+#   bench      fieldbrain-bench at R = 32, B 1, 4, 16 (the fused rows; all rows without --quick)
+#   group      BrainGroup ticks at B 1, 16, 64, 256, CUDA graph on and off
+#   ncu        ncu's time per kernel of one fast cycle at B = 1
+#   hrr        fieldbrain-hrr bench --device auto --quick
+#   compile    the torch.compile row (max-autotune compiles for minutes: last, with room)
+# Default: all of them. --quick: tests,memcheck,bench with the short bench (about 3 minutes
+# after the build on an H200). A lease of a GPU is short and each command on it is time-limited,
+# so a session can run the parts over several commands: --parts tests,memcheck,bench first, then
+# --parts group,ncu,hrr, then --parts racecheck,initcheck,compile.
+#
+# Everything goes to one log file, $GPU_CHECK_LOG (default gpu-check.log), with a summary at its
+# end, so a short lease loses nothing when it ends: each part has its own time limit and the log
+# is written as the run goes. A test that dies of a signal prints its stack there
+# (test/crash_report.cpp).
 #
 # Tests run one suite at a time with a few intra-op threads each: many test binaries with every
 # core's worth of OpenMP threads each on one machine slowed the CPU side of the comparisons by
 # orders of magnitude and made them look hung.
 set -u
+all_parts="tests memcheck racecheck initcheck bench group ncu hrr compile"
 quick=0
-[ "${1:-}" = "--quick" ] && { quick=1; shift; }
+parts=$all_parts
+case "${1:-}" in
+  --quick) quick=1; parts="tests memcheck bench"; shift ;;
+  --parts)
+    parts=${2:?"gpu-check: --parts needs a list, e.g. tests,memcheck"}
+    parts=${parts//,/ }
+    shift 2
+    for p in $parts; do
+      case " $all_parts " in *" $p "*) ;; *) echo "gpu-check: unknown part '$p' (parts: $all_parts)" >&2; exit 2 ;; esac
+    done ;;
+esac
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 build=${1:-build-cuda}
 bin=$build/bin
 log=${GPU_CHECK_LOG:-gpu-check.log}
@@ -52,12 +76,13 @@ run() {
 }
 
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
-for suite in ops brain hrr parity; do
-  [ -x "$bin/fieldbrain-tests-$suite" ] && run 240 "tests $suite [cuda]" "$bin/fieldbrain-tests-$suite" "[cuda]"
-done
-tools=(memcheck)
-[ $quick = 1 ] || tools+=(racecheck initcheck)
-for t in "${tools[@]}"; do
+if want tests; then
+  for suite in ops brain hrr parity; do
+    [ -x "$bin/fieldbrain-tests-$suite" ] && run 240 "tests $suite [cuda]" "$bin/fieldbrain-tests-$suite" "[cuda]"
+  done
+fi
+for t in memcheck racecheck initcheck; do
+  want $t || continue
   for suite in ops brain; do
     [ -x "$bin/fieldbrain-tests-$suite" ] && run 300 "$t $suite" "$sanitizer" --tool "$t" --print-limit 20 "$bin/fieldbrain-tests-$suite" "[cuda]"
   done
@@ -68,17 +93,18 @@ bench=$bin/fieldbrain-bench
 if [ -x "$bench" ]; then
   rows=(copy field_step_op field_step_seeded field_readout_op cpp_fast)
   [ $quick = 1 ] || rows+=(field_step_reference python_eager cpp_reference)
-  run 180 "bench R=32" "$bench" --device cuda --R 32 --B 1 4 16 --seconds 0.5 --impl "${rows[@]}"
-  if [ $quick = 0 ]; then
+  want bench && run 180 "bench R=32" "$bench" --device cuda --R 32 --B 1 4 16 --seconds 0.5 --impl "${rows[@]}"
+  if want group; then
     run 120 "group, CUDA graph" "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
     run 120 "group, no graph" env FIELDBRAIN_CUDA_GRAPH=0 "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
-    run 120 "ncu, one fast cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum \
-      --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.05
-    # max-autotune compiles for minutes the first time: last, with room.
-    run 420 "torch.compile" "$bench" --device cuda --R 32 --B 1 16 --seconds 0.5 --impl field_step_op python_eager torch_compile
   fi
+  want ncu && run 120 "ncu, one fast cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum \
+    --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.05
 fi
-[ -x "$bin/fieldbrain-hrr" ] && [ $quick = 0 ] && run 180 "hrr bench" "$bin/fieldbrain-hrr" bench --device auto --quick
+want hrr && [ -x "$bin/fieldbrain-hrr" ] && run 180 "hrr bench" "$bin/fieldbrain-hrr" bench --device auto --quick
+# max-autotune compiles for minutes the first time: last, with room.
+want compile && [ -x "$bench" ] &&
+  run 420 "torch.compile" "$bench" --device cuda --R 32 --B 1 16 --seconds 0.5 --impl field_step_op python_eager torch_compile
 
 section summary
 printf '%s\n' "${summary[@]}" | tee -a "$log"

@@ -12,8 +12,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -22,7 +20,7 @@
 
 #include "app/server/cluster/etcd_client.h"
 #include "test/support/child_process.h"
-
+#include "test/support/files.h"
 
 namespace fieldbrain::server::cluster::testing {
 
@@ -97,8 +95,7 @@ class EtcdProcess {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     }
-    std::ifstream in(log);
-    std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string said = fieldbrain::test::file_text(log);
     if (said.size() > 800) said = "..." + said.substr(said.size() - 800);
     throw std::runtime_error("etcd did not answer within 20 s; it said: " + said);
   }

@@ -10,10 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,17 +20,11 @@
 #include "app/server/protocol/robot_client.h"
 #include "test/cluster/etcd_process.h"
 #include "test/support/child_process.h"
+#include "test/support/files.h"
 
 namespace fieldbrain::server::cluster::testing {
 
 using Child = fieldbrain::test::ChildProcess;
-
-inline std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct FleetOptions {
   int servers = 3;
@@ -102,7 +94,7 @@ class Fleet {
       if (!m.process->alive()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    throw std::runtime_error(m.id + " did not start: " + read_file(m.log));
+    throw std::runtime_error(m.id + " did not start: " + fieldbrain::test::file_text(m.log));
   }
 
   EtcdProcess& etcd() { return etcd_; }
@@ -111,7 +103,7 @@ class Fleet {
   void settle() const { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
   int size() const { return int(members_.size()); }
   uint16_t robot_port() const { return robot_port_; }
-  std::string log_of(int i) const { return read_file(members_[i]->log); }
+  std::string log_of(int i) const { return fieldbrain::test::file_text(members_[i]->log); }
   // Which server holds each robot now, from etcd: identity -> server id.
   std::map<std::string, std::string> owners() {
     EtcdClient client(etcd_.options());
@@ -158,7 +150,7 @@ class Fleet {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    throw std::runtime_error("haproxy did not start: " + read_file(log));
+    throw std::runtime_error("haproxy did not start: " + fieldbrain::test::file_text(log));
   }
 
   FleetOptions options_;

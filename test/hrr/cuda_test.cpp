@@ -3,9 +3,7 @@
 // digest that does not depend on the device.
 #include "test/support/catch.h"
 
-#include <fstream>
 #include <functional>
-#include <iterator>
 
 #include "hrr/algebra.h"
 #include "hrr/device_policy.h"
@@ -17,6 +15,7 @@
 #include "hrr/vocabulary.h"
 #include "test/hrr/test_support.h"
 #include "test/support/devices.h"
+#include "test/support/files.h"
 
 namespace {
 
@@ -31,9 +30,10 @@ double cuda_cpu_diff(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 std::string saved_digest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return torch::pickle_load(bytes).toGenericDict().at("digest").toStringRef();
+  return torch::pickle_load(fieldbrain::test::file_bytes(path))
+      .toGenericDict()
+      .at("digest")
+      .toStringRef();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "hrr/random_vectors.h"
 #include "hrr/similarity.h"
 #include "test/hrr/test_support.h"
+#include "test/support/files.h"
 
 using namespace fieldbrain::hrr;
 using fieldbrain::hrr::test::ScratchDir;
@@ -22,8 +23,7 @@ namespace {
 torch::Tensor read_output(const std::string& dir, const std::string& name,
                           const nlohmann::json& manifest) {
   std::vector<int64_t> shape = manifest.at("shapes").at(name).get<std::vector<int64_t>>();
-  std::ifstream in(dir + "/" + name + ".bin", std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<char> bytes = fieldbrain::test::file_bytes(dir + "/" + name + ".bin");
   torch::Tensor t = torch::empty(shape, torch::kFloat64);
   REQUIRE(bytes.size() == static_cast<std::size_t>(t.numel()) * sizeof(double));
   std::memcpy(t.data_ptr(), bytes.data(), bytes.size());

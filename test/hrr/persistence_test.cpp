@@ -5,28 +5,21 @@
 #include "test/support/catch.h"
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <stdexcept>
 
 #include "hrr/random_vectors.h"
 #include "test/hrr/test_support.h"
 #include "test/support/pickle_archive.h"
+#include "test/support/files.h"
 
 using namespace fieldbrain::hrr;
 using fieldbrain::hrr::test::ScratchDir;
 
 namespace {
 
-std::vector<char> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using fieldbrain::test::file_bytes;
+using fieldbrain::test::write_file;
 
 Vocabulary sample_vocabulary() {
   Vocabulary vocabulary(VocabularyOptions(256).seed(12345678901234567890ULL).unitary(true));
@@ -93,7 +86,7 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
   const Vocabulary vocabulary = sample_vocabulary();
   const std::string path = dir.file("vocab.pt");
   save_vocabulary(vocabulary, path);
-  const std::vector<char> original = read_bytes(path);
+  const std::vector<char> original = file_bytes(path);
 
   SECTION("a vector changed consistently inside a valid archive fails the SHA-256 check") {
     torch::IValue content = torch::pickle_load(original);
@@ -101,20 +94,20 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
     torch::Tensor vectors = dict.at("vectors").toTensor().clone();
     vectors[1][5] += 1e-3;
     dict.insert_or_assign("vectors", vectors);
-    write_bytes(path, torch::pickle_save(content));
+    write_file(path, torch::pickle_save(content));
     CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("SHA-256 integrity check failed"));
   }
   SECTION("metadata changed consistently fails the SHA-256 check") {
     torch::IValue content = torch::pickle_load(original);
     content.toGenericDict().insert_or_assign("unitary", false);
-    write_bytes(path, torch::pickle_save(content));
+    write_file(path, torch::pickle_save(content));
     CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("SHA-256 integrity check failed"));
   }
   SECTION("a malformed pickle program is refused before LibTorch runs it") {
     for (const auto& pickle : fieldbrain::test::bad_pickles()) {
       INFO(pickle.what);
       const std::string bytes = fieldbrain::test::archive_with_pickle(pickle.program);
-      write_bytes(path, std::vector<char>(bytes.begin(), bytes.end()));
+      write_file(path, std::vector<char>(bytes.begin(), bytes.end()));
       CHECK_THROWS_WITH(load_vocabulary(path),
                         Catch::Contains("refusing to load") && Catch::Contains(pickle.reason));
     }
@@ -122,7 +115,7 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
   SECTION("one flipped bit in the stored vectors") {
     std::vector<char> bytes = original;
     bytes[offset_of_vector_data(bytes, vocabulary->vectors()) + 13] ^= 0x10;
-    write_bytes(path, bytes);
+    write_file(path, bytes);
     CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("refusing to load"));
   }
   SECTION("a flipped byte anywhere is refused or provably harmless, never a crash") {
@@ -133,7 +126,7 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
     for (std::size_t at = 0; at < original.size(); at += 61) {
       std::vector<char> bytes = original;
       bytes[at] = static_cast<char>(bytes[at] ^ 0xFF);
-      write_bytes(path, bytes);
+      write_file(path, bytes);
       INFO("flipped byte " << at << " of " << original.size());
       try {
         const Vocabulary loaded = load_vocabulary(path);
@@ -152,7 +145,7 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
   SECTION("truncated files") {
     for (std::size_t keep :
          {std::size_t{0}, std::size_t{10}, original.size() / 2, original.size() - 1}) {
-      write_bytes(path, std::vector<char>(original.begin(), original.begin() + keep));
+      write_file(path, std::vector<char>(original.begin(), original.begin() + keep));
       INFO("kept " << keep << " of " << original.size() << " bytes");
       CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("refusing to load"));
     }

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "app/fieldbrain/legacy_fixture.h"
+#include "test/support/files.h"
 
 namespace fs = std::filesystem;
 using Catch::Contains;
@@ -19,6 +19,9 @@ using fieldbrain::legacy::load_legacy_fixture;
 using fieldbrain::legacy::read_npy;
 
 namespace {
+
+using fieldbrain::test::file_text;
+using fieldbrain::test::write_file;
 
 // A scratch folder under the system's temp dir, removed at the end of the test.
 struct ScratchDir {
@@ -33,16 +36,6 @@ struct ScratchDir {
     fs::remove_all(path, ec);
   }
 };
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
 
 // A version-1 .npy with the given header dict and data bytes (header padded as numpy pads it).
 std::string npy(std::string dict, const std::string& data) {
@@ -85,20 +78,20 @@ TEST_CASE("read_npy reads float32, float64 and int64 arrays of any rank", "[lega
   ScratchDir dir;
   const fs::path p = dir.path / "a.npy";
   const float f32[3] = {1.5f, -2.0f, 3.25f};
-  write_bytes(p, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                     std::string(reinterpret_cast<const char*>(f32), sizeof f32)));
+  write_file(p, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                    std::string(reinterpret_cast<const char*>(f32), sizeof f32)));
   torch::Tensor t = read_npy(p.string());
   CHECK(t.scalar_type() == torch::kFloat32);
   CHECK(t[2].item<float>() == 3.25f);
   const int64_t i64[6] = {1, 2, 3, 4, 5, -6};
-  write_bytes(p, npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }",
-                     std::string(reinterpret_cast<const char*>(i64), sizeof i64)));
+  write_file(p, npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }",
+                    std::string(reinterpret_cast<const char*>(i64), sizeof i64)));
   t = read_npy(p.string());
   CHECK(t.sizes() == c10::IntArrayRef({2, 3}));
   CHECK(t[1][2].item<int64_t>() == -6);
   const double f64 = 0.1;
-  write_bytes(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-                     std::string(reinterpret_cast<const char*>(&f64), sizeof f64)));
+  write_file(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                    std::string(reinterpret_cast<const char*>(&f64), sizeof f64)));
   t = read_npy(p.string());
   CHECK(t.dim() == 0);
   CHECK(t.item<double>() == 0.1);
@@ -109,43 +102,43 @@ TEST_CASE("read_npy refuses a truncated or forged .npy with a message naming the
   ScratchDir dir;
   const fs::path p = dir.path / "bad.npy";
   const std::string name = p.string();
-  const std::string good = read_bytes(legacy_fixture_root() + "/r16_s24m4_smooth/confidence.npy");
+  const std::string good = file_text(legacy_fixture_root() + "/r16_s24m4_smooth/confidence.npy");
   REQUIRE(good.size() > 200);
 
   SECTION("data cut short") {
-    write_bytes(p, good.substr(0, good.size() - 8));
+    write_file(p, good.substr(0, good.size() - 8));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("claims more float64 values"));
   }
   SECTION("header cut short") {
-    write_bytes(p, good.substr(0, 40));
+    write_file(p, good.substr(0, 40));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("the file ends inside its"));
   }
   SECTION("trailing bytes after the data") {
-    write_bytes(p, good + std::string(8, '\0'));
+    write_file(p, good + std::string(8, '\0'));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("trailing"));
   }
   SECTION("a shape that claims more values than the file holds") {
-    write_bytes(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000,), }",
-                       std::string(16, '\0')));
+    write_file(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000,), }",
+                      std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("claims more float64 values"));
   }
   SECTION("an unsupported dtype") {
-    write_bytes(
+    write_file(
         p, npy("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("header 'descr' is '>f8'"));
   }
   SECTION("Fortran order") {
-    write_bytes(
+    write_file(
         p, npy("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }", std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("C order"));
   }
   SECTION("a forged dimension") {
-    write_bytes(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (-2,), }",
-                       std::string(16, '\0')));
+    write_file(p, npy("{'descr': '<f8', 'fortran_order': False, 'shape': (-2,), }",
+                      std::string(16, '\0')));
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("negative dimension"));
   }
   SECTION("no magic") {
-    write_bytes(p, "PK\x03\x04 this is a zip file, not an npy");
+    write_file(p, "PK\x03\x04 this is a zip file, not an npy");
     CHECK_THROWS_WITH(read_npy(name), Contains(name) && Contains("not a .npy"));
   }
   SECTION("a missing file") {
@@ -174,7 +167,7 @@ TEST_CASE("load_legacy_fixture refuses arrays that disagree with meta.json, nami
                       Contains((dir.path / "regions.npy").string()) && Contains("dtype"));
   }
   SECTION("a meta.json without cycles") {
-    write_bytes(dir.path / "meta.json", R"({"seed": 42, "R": 16, "S": 24, "M": 4})");
+    write_file(dir.path / "meta.json", R"({"seed": 42, "R": 16, "S": 24, "M": 4})");
     CHECK_THROWS_WITH(load_legacy_fixture(dir.path.string()),
                       Contains((dir.path / "meta.json").string()) && Contains("cycles"));
   }

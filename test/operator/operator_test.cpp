@@ -19,6 +19,7 @@
 #include "app/version/version.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/server_process.h"
+#include "test/support/files.h"
 
 using nlohmann::json;
 using namespace fieldbrain::server::testing;
@@ -26,16 +27,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using fieldbrain::test::file_text;
+
 using Run = CommandResult;
 
 Run run(const std::string& command) { return run_command(command); }
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -74,9 +70,9 @@ TEST_CASE("with --port 0 the server prints one JSON ready line with the ports it
   while (!fs::exists(ready) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  INFO(read_file(err));
+  INFO(file_text(err));
   REQUIRE(fs::exists(ready));
-  const std::string line = read_file(ready);
+  const std::string line = file_text(ready);
   const json j = json::parse(line);
   CHECK(j["ready"] == true);
   CHECK(j["version"] == fieldbrain::version());
@@ -85,9 +81,9 @@ TEST_CASE("with --port 0 the server prints one JSON ready line with the ports it
   CHECK(j["monitor_port"].get<int>() > 0);
   CHECK(j["web_port"].get<int>() > 0);
   // The same line on stdout, and nothing else there: logs go to stderr.
-  CHECK(read_file(log) == line);
+  CHECK(file_text(log) == line);
   // Its first log line names the version.
-  const std::string logs = read_file(err);
+  const std::string logs = file_text(err);
   CHECK(logs.substr(0, logs.find('\n'))
             .find(std::string("fieldbrain-server ") + fieldbrain::version()) != std::string::npos);
   // The robot port it names is the one listening.
@@ -142,7 +138,7 @@ TEST_CASE("deploy/fieldbrain.service passes systemd-analyze verify", "[operator]
   }
   // verify checks that ExecStart's program exists: point it at this build's server.
   const auto dir = fresh_dir("fieldbrain-unit");
-  std::string unit = read_file(fs::path(FIELDBRAIN_SOURCE_DIR) / "deploy/fieldbrain.service");
+  std::string unit = file_text(fs::path(FIELDBRAIN_SOURCE_DIR) / "deploy/fieldbrain.service");
   unit = std::regex_replace(unit, std::regex("/usr/local/bin/fieldbrain-server"),
                             FIELDBRAIN_SERVER_EXE);
   REQUIRE(unit.find("DynamicUser=yes") != std::string::npos);  // never root

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
+
+#include "test/support/files.h"
 
 namespace fs = std::filesystem;
 
@@ -13,10 +13,8 @@ namespace fieldbrain_test {
 namespace {
 
 torch::IValue read_pickle(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return torch::pickle_load(bytes);
+  if (!fs::is_regular_file(path)) throw std::runtime_error("cannot open " + path.string());
+  return torch::pickle_load(fieldbrain::test::file_bytes(path));
 }
 
 torch::IValue get(const c10::Dict<torch::IValue, torch::IValue>& d, const std::string& key,

@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <fstream>
 #include <string>
 
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "brain/plain_pickle.h"
 #include "test/support/pickle_archive.h"
+#include "test/support/files.h"
 
 namespace fs = std::filesystem;
 using fieldbrain::Archive;
@@ -22,6 +22,9 @@ using fieldbrain::load_archive;
 using fieldbrain::save_archive;
 
 namespace {
+
+using fieldbrain::test::file_text;
+using fieldbrain::test::write_file;
 
 fs::path temp_dir() {
   char tmpl[] = "/tmp/fieldbrain-archive-XXXXXX";
@@ -34,15 +37,6 @@ std::map<std::string, torch::Tensor> sample_tensors() {
           {"counter", torch::arange(5, torch::kInt64)},
           {"mask", torch::tensor({true, false, true})},
           {"weights", torch::rand({6}, torch::kFloat64)}};
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(bytes.data(), bytes.size());
 }
 
 std::string load_error(const fs::path& p) {
@@ -103,7 +97,7 @@ TEST_CASE("Python's torch.load(weights_only=True) opens an archive as plain dict
       "assert int(a['tensors']['mask'].sum()) == 2\n"
       "assert tuple(a['tensors']['field'].shape) == (2, 3, 4)\n";
   const auto script_path = dir / "check.py";
-  write_all(script_path, script);
+  write_file(script_path, script);
   CHECK(std::system((std::string(FIELDBRAIN_PYTHON) + " " + script_path.string()).c_str()) == 0);
   fs::remove_all(dir);
 }
@@ -127,15 +121,15 @@ TEST_CASE("A version 1 archive still loads and an unknown version is refused by 
   SECTION("version 1: type-tagged dicts (torch::pickle_save) and the v1 digest") {
     const std::vector<char> v1 =
         torch::pickle_save(archive_dict(1, fieldbrain::archive_digest(tensors, meta_dump, 1)));
-    write_all(dir / "v1.pt", std::string(v1.begin(), v1.end()));
+    write_file(dir / "v1.pt", std::string(v1.begin(), v1.end()));
     const Archive back = load_archive((dir / "v1.pt").string());
     CHECK(back.version == 1);
     CHECK(back.meta.at("cycle") == 3);
     CHECK(torch::equal(back.tensors.at("field"), tensors.at("field")));
   }
   SECTION("version 7 (from a newer build)") {
-    write_all(dir / "v7.pt", fieldbrain::pickle_save_plain(archive_dict(
-                                 7, fieldbrain::archive_digest(tensors, meta_dump, 7))));
+    write_file(dir / "v7.pt", fieldbrain::pickle_save_plain(archive_dict(
+                                  7, fieldbrain::archive_digest(tensors, meta_dump, 7))));
     CHECK_THAT(load_error(dir / "v7.pt"), Catch::Contains("version 7"));
   }
   fs::remove_all(dir);
@@ -181,19 +175,19 @@ TEST_CASE("Damaged archives are refused with a clear reason", "[persistence]") {
   auto dir = temp_dir();
   const auto good = dir / "good.pt";
   save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
-  const std::string bytes = read_all(good);
+  const std::string bytes = file_text(good);
   const auto bad = dir / "bad.pt";
 
   SECTION("a missing file") {
     CHECK_THAT(load_error(dir / "nope.pt"), Catch::Contains("cannot open"));
   }
   SECTION("an empty file") {
-    write_all(bad, "");
+    write_file(bad, "");
     CHECK_THAT(load_error(bad), Catch::Contains("empty"));
   }
   SECTION("a truncated file, at several lengths") {
     for (size_t keep : {bytes.size() / 4, bytes.size() / 2, bytes.size() - 30}) {
-      write_all(bad, bytes.substr(0, keep));
+      write_file(bad, bytes.substr(0, keep));
       INFO("kept " << keep << " of " << bytes.size());
       CHECK_FALSE(load_error(bad).empty());
     }
@@ -206,11 +200,11 @@ TEST_CASE("Damaged archives are refused with a clear reason", "[persistence]") {
     REQUIRE(at != std::string::npos);
     std::string damaged = bytes;
     damaged[at + raw.size() / 2] ^= 0x01;
-    write_all(bad, damaged);
+    write_file(bad, damaged);
     CHECK_THAT(load_error(bad), Catch::Contains("checksum mismatch"));
   }
   SECTION("a file that is not an archive") {
-    write_all(bad, "hello, I am not a zip file at all");
+    write_file(bad, "hello, I am not a zip file at all");
     CHECK_THAT(load_error(bad), Catch::Contains("corrupt"));
   }
   fs::remove_all(dir);
@@ -223,7 +217,7 @@ TEST_CASE("An archive whose sizes claim gigabytes is refused before they are all
   auto dir = temp_dir();
   const auto good = dir / "good.pt";
   save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
-  const std::string bytes = read_all(good);
+  const std::string bytes = file_text(good);
   const auto bad = dir / "bad.pt";
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
@@ -233,7 +227,7 @@ TEST_CASE("An archive whose sizes claim gigabytes is refused before they are all
     REQUIRE(at != std::string::npos);
     std::string damaged = bytes;
     damaged[at + 4] = '\xfa';  // length 0xfa000007
-    write_all(bad, damaged);
+    write_file(bad, damaged);
     CHECK_THAT(load_error(bad), Catch::Contains("data.pkl claims 4194304007 bytes past its end"));
   }
   SECTION("a 2 GB zip record") {
@@ -248,7 +242,7 @@ TEST_CASE("An archive whose sizes claim gigabytes is refused before they are all
     REQUIRE(entry != std::string::npos);
     std::string damaged = bytes;
     for (size_t field : {entry + 20, entry + 24}) damaged.replace(field, 4, "\xff\xff\xff\x7f");
-    write_all(bad, damaged);
+    write_file(bad, damaged);
     CHECK_THAT(load_error(bad), Catch::Contains("past the file's end"));
   }
   rusage after{};
@@ -264,7 +258,7 @@ TEST_CASE("An archive whose version record fails its CRC-32 is refused before Li
   auto dir = temp_dir();
   const auto good = dir / "good.pt";
   save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
-  std::string bytes = read_all(good);
+  std::string bytes = file_text(good);
   // The version record's data follows its local header: the name ".../version" and the extra
   // field; its single digit (and newline) is what this changes.
   const size_t entry = bytes.find("/version");
@@ -278,7 +272,7 @@ TEST_CASE("An archive whose version record fails its CRC-32 is refused before Li
   REQUIRE(bytes[data] <= '9');
   bytes[data] = bytes[data] == '3' ? '2' : '3';  // still a version LibTorch reads
   const auto bad = dir / "bad.pt";
-  write_all(bad, bytes);
+  write_file(bad, bytes);
   CHECK_THAT(load_error(bad), Catch::Contains("the version record fails its CRC-32 check"));
   fs::remove_all(dir);
 }
@@ -289,23 +283,23 @@ TEST_CASE("A save whose data.pkl is not a well-formed pickle program is refused 
   const auto bad = dir / "bad.pt";
   for (const auto& pickle : fieldbrain::test::bad_pickles()) {
     INFO(pickle.what);
-    write_all(bad, fieldbrain::test::archive_with_pickle(pickle.program));
+    write_file(bad, fieldbrain::test::archive_with_pickle(pickle.program));
     const std::string error = load_error(bad);
     CHECK_THAT(error, Catch::Contains("data.pkl") && Catch::Contains(pickle.reason));
     CHECK_THAT(error, Catch::Contains(bad.string()));
   }
   SECTION("a well-formed program passes the check and is judged as a save") {
-    write_all(bad, fieldbrain::test::archive_with_pickle("\x80\x02}."));  // an empty dict
+    write_file(bad, fieldbrain::test::archive_with_pickle("\x80\x02}."));  // an empty dict
     CHECK_THAT(load_error(bad), Catch::Contains("not a fieldbrain archive"));
   }
   SECTION("a changed data.pkl byte that keeps the program well-formed fails its CRC-32") {
     const auto good = dir / "good.pt";
     save_archive(good.string(), sample_tensors(), {{"cycle", 1}});
-    std::string bytes = read_all(good);
+    std::string bytes = file_text(good);
     const auto at = bytes.find("counter");  // a tensor's name inside data.pkl
     REQUIRE(at != std::string::npos);
     bytes[at] = 'k';
-    write_all(bad, bytes);
+    write_file(bad, bytes);
     CHECK_THAT(load_error(bad), Catch::Contains("data.pkl fails its CRC-32 check"));
   }
   fs::remove_all(dir);

@@ -25,6 +25,7 @@
 #include "test/server/save_storm.h"
 #include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
+#include "test/support/files.h"
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -126,11 +127,10 @@ TEST_CASE("SIGTERM with a final save that fails exits non-zero and names the rob
   const int status = proc.wait_exit(30.0);
   CHECK(status != 0);
   CHECK(status != -1);
-  std::stringstream text;
-  text << std::ifstream(log).rdbuf();
-  INFO(text.str());
-  CHECK(text.str().find("final save failed") != std::string::npos);
-  CHECK(text.str().find("doomed") != std::string::npos);
+  const std::string text = fieldbrain::test::file_text(log);
+  INFO(text);
+  CHECK(text.find("final save failed") != std::string::npos);
+  CHECK(text.find("doomed") != std::string::npos);
   std::error_code ignored;
   fs::remove(dir, ignored);
   fs::remove_all(moved, ignored);

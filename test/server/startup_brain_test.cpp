@@ -22,20 +22,17 @@
 #include "test/server/json_robot.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/server_process.h"
+#include "test/support/files.h"
 
 using namespace fieldbrain::server::testing;
 
 namespace {
 
+using fieldbrain::test::file_text;
+
 using Run = CommandResult;
 
 // Runs the server executable with `args` (bounded), capturing its output.
-// A server's log as written so far.
-std::string log_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 Run run_server(const std::string& args) {
   return run_command(std::string(FIELDBRAIN_SERVER_EXE) +
                          " --host 127.0.0.1 --port 0 --monitor-port -1 --resolution 8 "
@@ -173,7 +170,7 @@ TEST_CASE("idle web connections cannot take the descriptors robots need", "[serv
     } catch (const std::exception& e) {
       FAIL("idle web connection " << i << ": " << e.what() << "; server alive: "
                                   << (proc.alive() ? "yes" : "no") << "; its log:\n"
-                                  << log_text(log));
+                                  << file_text(log));
     }
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -184,7 +181,7 @@ TEST_CASE("idle web connections cannot take the descriptors robots need", "[serv
   CHECK(json_step(robot, {0.1f, 0.2f, 0.3f, 0.4f}).has_value());
   ::kill(proc.pid, SIGKILL);
   proc.wait_exit(5);
-  const std::string text = log_text(log);
+  const std::string text = file_text(log);
   INFO(text);
   CHECK(text.find("Too many open files") == std::string::npos);
 }
@@ -221,7 +218,7 @@ TEST_CASE("a failed identities.json write refuses the robot and exits 3", "[serv
   CHECK_FALSE(hs->contains("token"));
   ::kill(proc.pid, SIGTERM);
   CHECK(proc.wait_exit(30) == 3);
-  const std::string text = log_text(log);
+  const std::string text = file_text(log);
   INFO(text);
   CHECK(text.find("identities.json") != std::string::npos);
 }

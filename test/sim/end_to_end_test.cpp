@@ -24,6 +24,7 @@
 
 #include "app/sim/arena.h"
 #include "app/sim/sim_run.h"
+#include "test/support/files.h"
 
 extern char** environ;
 
@@ -74,12 +75,7 @@ class ServerProcess {
   ~ServerProcess() { stop(); }
 
   bool started() const { return pid_ > 0; }
-  std::string log() const {
-    std::ifstream in(log_);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
+  std::string log() const { return fieldbrain::test::file_text(log_); }
 
   // Waits for "listening on HOST:PORT (monitor MPORT)" in the log.
   bool wait_ready(int* port, int* monitor_port, double timeout_s) {

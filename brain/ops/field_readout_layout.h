@@ -18,32 +18,39 @@ constexpr int64_t kReadoutChannels = 64;
 constexpr int64_t kReadoutCells = 64;
 constexpr int64_t kReadoutFaces = 6;
 
-enum ReadoutOffset : int64_t {
-  kReadoutCellMean = 0,  // [64 ch][64 cells] mean F
-  kReadoutCellAbsMean = kReadoutCellMean + kReadoutChannels * kReadoutCells,  // [64][64] mean |F|
-  kReadoutChannelMean = kReadoutCellAbsMean + kReadoutChannels * kReadoutCells,  // [64] mean F
-  kReadoutChannelAbsMean = kReadoutChannelMean + kReadoutChannels,               // [64] mean |F|
-  kReadoutChannelSqMean = kReadoutChannelAbsMean + kReadoutChannels,             // [64] mean F^2
-  kReadoutChannelMaxAbs = kReadoutChannelSqMean + kReadoutChannels,              // [64] max |F|
-  kReadoutFaceMean = kReadoutChannelMaxAbs + kReadoutChannels,  // [64 ch][6] mean F
-  // [64 cells] mean over the 64 channels of the cell's mean |F| (spatial pooling's activity).
-  kReadoutCellActivity = kReadoutFaceMean + kReadoutChannels * kReadoutFaces,
-  kReadoutSummary = kReadoutCellActivity + kReadoutCells,  // [kSummaryCount], see ReadoutSummary
-  kReadoutWidth = kReadoutSummary + 8,
-};
+// Where each block of the row starts. Plain integers, not enumerators: a summary's index is
+// added to kReadoutSummary, arithmetic C++20 deprecates between two enumerations.
+// [64 ch][64 cells] mean F, then [64][64] mean |F|
+constexpr int64_t kReadoutCellMean = 0;
+constexpr int64_t kReadoutCellAbsMean = kReadoutCellMean + kReadoutChannels * kReadoutCells;
+// [64] each: mean F, mean |F|, mean F^2, max |F|
+constexpr int64_t kReadoutChannelMean = kReadoutCellAbsMean + kReadoutChannels * kReadoutCells;
+constexpr int64_t kReadoutChannelAbsMean = kReadoutChannelMean + kReadoutChannels;
+constexpr int64_t kReadoutChannelSqMean = kReadoutChannelAbsMean + kReadoutChannels;
+constexpr int64_t kReadoutChannelMaxAbs = kReadoutChannelSqMean + kReadoutChannels;
+// [64 ch][6] mean F
+constexpr int64_t kReadoutFaceMean = kReadoutChannelMaxAbs + kReadoutChannels;
+// [64 cells] mean over the 64 channels of the cell's mean |F| (spatial pooling's activity).
+constexpr int64_t kReadoutCellActivity = kReadoutFaceMean + kReadoutChannels * kReadoutFaces;
+// [kSummaryCount]: the whole-field scalars below
+constexpr int64_t kReadoutSummary = kReadoutCellActivity + kReadoutCells;
+constexpr int64_t kReadoutWidth = kReadoutSummary + 8;
 
-// The whole-field scalars at kReadoutSummary + i.
-enum ReadoutSummary : int64_t {
-  kSummaryAbsMean = 0,          // mean |F| over all 64 channels (telemetry field_information)
-  kSummaryMaxAbs = 1,           // max |F| (telemetry max_activation)
-  kSummaryContentAbsMean = 2,   // mean |F[0:32]| (step 9's offset)
-  kSummaryActivityAbsMean = 3,  // mean |F[0:48]| (step 5's info)
-  kSummaryActivityVar = 4,      // var(F[0:48]) over all its elements, unbiased (step 5)
-  kSummaryGradientX = 5,        // mean F[0:32] on face x = R-1 minus on face x = 0 (step 10)
-  kSummaryGradientY = 6,        // likewise along y
-  kSummaryGradientZ = 7,        // likewise along z
-  kSummaryCount = 8,
-};
+// The whole-field scalars at kReadoutSummary + i:
+// mean |F| over all 64 channels (telemetry field_information); max |F| (telemetry max_activation)
+constexpr int64_t kSummaryAbsMean = 0;
+constexpr int64_t kSummaryMaxAbs = 1;
+// mean |F[0:32]| (step 9's offset); mean |F[0:48]| (step 5's info)
+constexpr int64_t kSummaryContentAbsMean = 2;
+constexpr int64_t kSummaryActivityAbsMean = 3;
+// var(F[0:48]) over all its elements, unbiased (step 5)
+constexpr int64_t kSummaryActivityVar = 4;
+// mean F[0:32] on face x = R-1 minus on face x = 0 (step 10); likewise along y and z
+constexpr int64_t kSummaryGradientX = 5;
+constexpr int64_t kSummaryGradientY = 6;
+constexpr int64_t kSummaryGradientZ = 7;
+constexpr int64_t kSummaryCount = 8;
+static_assert(kReadoutWidth == kReadoutSummary + kSummaryCount, "the summary ends the row");
 
 // Cell i (0..3) along an axis of length R covers [readout_cell_lo, readout_cell_hi).
 inline constexpr int64_t readout_cell_lo(int64_t i, int64_t R) { return (i * R) / 4; }

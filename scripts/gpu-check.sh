@@ -9,7 +9,8 @@
 #   racecheck  the same with racecheck        initcheck  the same with initcheck
 #   bench      fieldbrain-bench at R = 32, B 1, 4, 16 (the fused rows; all rows without --quick)
 #   group      BrainGroup ticks at B 1, 16, 64, 256, CUDA graph on and off
-#   ncu        ncu's time per kernel of one fast cycle at B = 1
+#   ncu        ncu's time per kernel of one fast cycle at B = 1, and at B = 16 each kernel's
+#              DRAM throughput, occupancy, registers and launch shape
 #   hrr        fieldbrain-hrr bench --device auto --quick
 #   compile    the torch.compile row (max-autotune compiles for minutes: last, with room)
 # Default: all of them. --quick: tests,memcheck,bench with the short bench (about 3 minutes
@@ -98,8 +99,15 @@ if [ -x "$bench" ]; then
     run 120 "group, CUDA graph" "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
     run 120 "group, no graph" env FIELDBRAIN_CUDA_GRAPH=0 "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
   fi
-  want ncu && run 120 "ncu, one fast cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum \
-    --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.05
+  if want ncu; then
+    run 120 "ncu, one fast cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum \
+      --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.05
+    # What the tuning needs per kernel at B = 16: DRAM bandwidth achieved (against the copy row),
+    # occupancy, registers per thread, and the launch shape.
+    run 180 "ncu, kernel profile B=16" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics \
+      gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size \
+      --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 16 --seconds 0.05
+  fi
 fi
 want hrr && [ -x "$bin/fieldbrain-hrr" ] && run 180 "hrr bench" "$bin/fieldbrain-hrr" bench --device auto --quick
 # max-autotune compiles for minutes the first time: last, with room.

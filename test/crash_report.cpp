@@ -54,7 +54,8 @@ std::string addr2line(const char* module, std::uintptr_t address) {
   place[std::strcspn(place, "\n")] = 0;
   // "file:?" (no line information in a Release build) says nothing the function name doesn't.
   const std::size_t length = std::strlen(place);
-  const bool has_line = place[0] != '?' && !(length >= 2 && std::strcmp(place + length - 2, ":?") == 0);
+  const bool has_line =
+      place[0] != '?' && !(length >= 2 && std::strcmp(place + length - 2, ":?") == 0);
   return std::string(function) + (has_line ? std::string(" at ") + place : "");
 }
 

@@ -10,8 +10,8 @@
 
 #include "hrr/random_vectors.h"
 #include "test/hrr/test_support.h"
-#include "test/support/pickle_archive.h"
 #include "test/support/files.h"
+#include "test/support/pickle_archive.h"
 
 using namespace fieldbrain::hrr;
 using fieldbrain::hrr::test::ScratchDir;
@@ -107,7 +107,7 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
     for (const auto& pickle : fieldbrain::test::bad_pickles()) {
       INFO(pickle.what);
       const std::string bytes = fieldbrain::test::archive_with_pickle(pickle.program);
-      write_file(path, std::vector<char>(bytes.begin(), bytes.end()));
+      write_file(path, bytes);
       CHECK_THROWS_WITH(load_vocabulary(path),
                         Catch::Contains("refusing to load") && Catch::Contains(pickle.reason));
     }

@@ -13,8 +13,8 @@
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "brain/plain_pickle.h"
-#include "test/support/pickle_archive.h"
 #include "test/support/files.h"
+#include "test/support/pickle_archive.h"
 
 namespace fs = std::filesystem;
 using fieldbrain::Archive;
@@ -121,7 +121,7 @@ TEST_CASE("A version 1 archive still loads and an unknown version is refused by 
   SECTION("version 1: type-tagged dicts (torch::pickle_save) and the v1 digest") {
     const std::vector<char> v1 =
         torch::pickle_save(archive_dict(1, fieldbrain::archive_digest(tensors, meta_dump, 1)));
-    write_file(dir / "v1.pt", std::string(v1.begin(), v1.end()));
+    write_file(dir / "v1.pt", v1);
     const Archive back = load_archive((dir / "v1.pt").string());
     CHECK(back.version == 1);
     CHECK(back.meta.at("cycle") == 3);

@@ -1,5 +1,8 @@
 // CUDA kernels of the field step (docs/cycle.md step 7, items 1-8), raw CUDA C++ without
-// LibTorch headers (see field_step_cuda.h). Six launches, all stream-ordered, no host sync:
+// LibTorch headers (see field_step_cuda.h). Six launches, all stream-ordered, no host sync
+// (FIELDBRAIN_KERNELS=v2, brain/ops/cuda/kernel_set.h: launch 1 is two, ef_stats_partial and
+// ef_stats_finish in split_reduction_kernel.cu, launch 2 is x2_v2_kernel and launch 5
+// diffuse_v2_kernel):
 //   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]|
 //   2. X2 (decay + temporal shift + spontaneous activity), 48 channels
 //   3. X3 (learned diffusion) and Aq = tanh(X3 * pl0), 48 channels
@@ -11,7 +14,10 @@
 
 #include <cuda_runtime.h>
 
+#include "brain/ops/cuda/kernel_set.h"
+#include "brain/ops/cuda/split_reduction_cuda.h"
 #include "brain/ops/philox.h"
+#include "brain/ops/split_reduction_math.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -74,6 +80,17 @@ __global__ void ef_stats_kernel(const float* ef, float* stats, Dims d) {
   }
 }
 
+// X1 of channel c < 48 at voxel v of one robot's field F (decay and temporal shift).
+__device__ __forceinline__ float x1_value(const float* F, int c, int64_t v, const Dims& d, float gmu) {
+  const float* D = F + 48 * d.V;
+  if (c < 32) return F[c * d.V + v] * (sigmoidf_(D[(c % 4) * d.V + v]) * gmu);
+  const float mean = (((sigmoidf_(D[v]) + sigmoidf_(D[d.V + v])) + sigmoidf_(D[2 * d.V + v])) +
+                      sigmoidf_(D[3 * d.V + v])) / 4.f * gmu;
+  float x1 = 0.85f * (F[c * d.V + v] * mean);
+  if (c > 32) x1 += 0.15f * (F[(c - 1) * d.V + v] * mean);
+  return x1;
+}
+
 // Without a noise array the noise value is made here from the robot's (seed, cycle)
 // (brain/ops/philox.h, stream kStreamSpontaneous, element c*V + v of the robot's [48,R,R,R]).
 __global__ void x2_kernel(const float* field, const float* noise, const int64_t* noise_key,
@@ -84,18 +101,9 @@ __global__ void x2_kernel(const float* field, const float* noise, const int64_t*
   const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 48);
   const int64_t b = chan / 48;
   const float* F = field + b * 64 * d.V;
-  const float* D = F + 48 * d.V;
   const float* sc = scalars + b * 8;
   const float gmu = sc[0] * 0.999f, drive = sc[1];
-  float x1;
-  if (c < 32) {
-    x1 = F[c * d.V + v] * (sigmoidf_(D[(c % 4) * d.V + v]) * gmu);
-  } else {
-    const float mean = (((sigmoidf_(D[v]) + sigmoidf_(D[d.V + v])) + sigmoidf_(D[2 * d.V + v])) +
-                        sigmoidf_(D[3 * d.V + v])) / 4.f * gmu;
-    x1 = 0.85f * (F[c * d.V + v] * mean);
-    if (c > 32) x1 += 0.15f * (F[(c - 1) * d.V + v] * mean);
-  }
+  const float x1 = x1_value(F, c, v, d, gmu);
   const float eps =
       noise != nullptr
           ? noise[i]
@@ -103,6 +111,36 @@ __global__ void x2_kernel(const float* field, const float* noise, const int64_t*
                            static_cast<uint64_t>(noise_key[2 * b + 1]), philox::kStreamSpontaneous,
                            static_cast<uint64_t>(c) * static_cast<uint64_t>(d.V) + static_cast<uint64_t>(v));
   x2[i] = x1 + (0.001f * eps + 0.001f * wave[b * d.V + v]) * drive;
+}
+
+// v2 (FIELDBRAIN_KERNELS=v2): grid (Philox blocks of a robot / 256, robot); thread k makes
+// the robot's Philox block k once and writes its four elements (split::noise_block): the same
+// numbers as x2_kernel, a quarter of the Philox work and no 64-bit division per element.
+__global__ void x2_v2_kernel(const float* field, const float* noise, const int64_t* noise_key,
+                             const float* wave, const float* scalars, float* x2, Dims d) {
+  const int64_t b = blockIdx.y;
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const split::NoiseBlock blk = split::noise_block(k, d.V);
+  if (blk.count == 0) return;
+  const float* F = field + b * 64 * d.V;
+  const float* sc = scalars + b * 8;
+  const float gmu = sc[0] * 0.999f, drive = sc[1];
+  float z[4] = {0.f, 0.f, 0.f, 0.f};
+  if (noise == nullptr) {
+    philox::normal4(static_cast<uint64_t>(noise_key[2 * b]), static_cast<uint64_t>(noise_key[2 * b + 1]),
+                    philox::kStreamSpontaneous, static_cast<uint32_t>(k), z);
+  }
+  float* out = x2 + b * 48 * d.V;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {  // unrolled: z stays in registers
+    if (j >= blk.count) break;
+    int c;
+    int64_t v;
+    split::noise_block_element(blk, d.V, j, &c, &v);
+    const int64_t e = static_cast<int64_t>(c) * d.V + v;
+    const float eps = noise != nullptr ? noise[b * 48 * d.V + e] : z[j];
+    out[e] = x1_value(F, c, v, d, gmu) + (0.001f * eps + 0.001f * wave[b * d.V + v]) * drive;
+  }
 }
 
 __global__ void x3_kernel(const float* field, const float* x2, float* x3, float* aq, Dims d) {
@@ -216,6 +254,22 @@ __global__ void x4_stats_kernel(const float* field, const float* ef, const float
   warp_max_into(stats, b, local_max);
 }
 
+// The squash and the periodic diffusion at (x, y, z) of one channel; `wrap` maps a coordinate in
+// [-1, R] into [0, R).
+template <typename Wrap>
+__device__ __forceinline__ float diffused(const float* ch, const Dims& d, int x, int y, int z,
+                                          bool squash, Wrap wrap) {
+  auto val = [&](int xx, int yy, int zz) {
+    const float f = ch[(wrap(xx) * d.R + wrap(yy)) * d.R + wrap(zz)];
+    return squash ? tanhf(f) : f;
+  };
+  const float c0 = val(x, y, z);
+  const float lap = ((val(x - 1, y, z) + val(x + 1, y, z)) - 2.f * c0) +
+                    ((val(x, y - 1, z) + val(x, y + 1, z)) - 2.f * c0) +
+                    ((val(x, y, z - 1) + val(x, y, z + 1)) - 2.f * c0);
+  return c0 + 0.025f * lap;
+}
+
 __global__ void diffuse_kernel(const float* fn, const float* stats, float* out, Dims d) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i >= d.B * 64 * d.V) return;
@@ -224,19 +278,22 @@ __global__ void diffuse_kernel(const float* fn, const float* stats, float* out, 
   const int64_t b = chan / 64;
   const auto [x, y, z] = voxel_of(v, d);
   const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
-  const float* ch = fn + (i - v);
-  auto val = [&](int xx, int yy, int zz) {
-    xx = (xx + d.R) % d.R;
-    yy = (yy + d.R) % d.R;
-    zz = (zz + d.R) % d.R;
-    const float f = ch[(xx * d.R + yy) * d.R + zz];
-    return squash ? tanhf(f) : f;
-  };
-  const float c0 = val(x, y, z);
-  const float lap = ((val(x - 1, y, z) + val(x + 1, y, z)) - 2.f * c0) +
-                    ((val(x, y - 1, z) + val(x, y + 1, z)) - 2.f * c0) +
-                    ((val(x, y, z - 1) + val(x, y, z + 1)) - 2.f * c0);
-  out[i] = c0 + 0.025f * lap;
+  out[i] = diffused(fn + (i - v), d, x, y, z, squash, [&](int a) { return (a + d.R) % d.R; });
+}
+
+// v2 (FIELDBRAIN_KERNELS=v2): grid (voxel blocks, channel, robot), so no 64-bit division per
+// element, and the periodic wrap by comparison instead of a modulo by the run-time R (the same
+// coordinates for -1 .. R, so the same values).
+__global__ void diffuse_v2_kernel(const float* fn, const float* stats, float* out, Dims d) {
+  const int c = blockIdx.y;
+  const int64_t b = blockIdx.z;
+  const int v = static_cast<int>(blockIdx.x) * kThreads + threadIdx.x;
+  if (v >= d.V) return;
+  const auto [x, y, z] = voxel_of(v, d);
+  const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
+  const int64_t base = (b * 64 + c) * d.V;
+  const int R = d.R;
+  out[base + v] = diffused(fn + base, d, x, y, z, squash, [R](int a) { return split::periodic_wrap(a, R); });
 }
 
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -245,7 +302,8 @@ unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1)
 
 size_t field_step_workspace_floats(int64_t batch, int64_t resolution) {
   const int64_t V = resolution * resolution * resolution;
-  return static_cast<size_t>(batch * V * (64 + 48 + 48) + batch * 4);
+  // + the v2 statistics' per-robot partials (FIELDBRAIN_KERNELS=v2), whichever set runs.
+  return static_cast<size_t>(batch * V * (64 + 48 + 48) + batch * 4 + batch * split::kEfPartialFloats);
 }
 
 int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
@@ -261,14 +319,34 @@ int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
   float* x3 = fn + d.B * 64 * d.V;           // [B,48,V]
   float* aq = x3 + d.B * 48 * d.V;           // [B,48,V]
   float* stats = aq + d.B * 48 * d.V;        // [B,4]
-  ef_stats_kernel<<<static_cast<unsigned>(d.B), kThreads, 0, stream>>>(a.ef, stats, d);
-  x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(
-      a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
+  float* partials = stats + d.B * 4;         // [B, split::kEfPartialFloats] (v2)
+  if (kernel_set() == KernelSet::v2 && d.B > 65535) {  // v2 puts the robot in grid.y / grid.z
+    return static_cast<int>(cudaErrorInvalidConfiguration);
+  }
+  if (kernel_set() == KernelSet::v2) {
+    const int err = launch_ef_stats_v2(a.ef, stats, partials, d.B, a.resolution, stream);
+    if (err != 0) return err;
+  } else {
+    ef_stats_kernel<<<static_cast<unsigned>(d.B), kThreads, 0, stream>>>(a.ef, stats, d);
+  }
+  if (kernel_set() == KernelSet::v2) {
+    const int64_t philox_blocks = (48 * d.V + 3) / 4;  // per robot
+    x2_v2_kernel<<<dim3(blocks_for(philox_blocks), static_cast<unsigned>(d.B)), kThreads, 0, stream>>>(
+        a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
+  } else {
+    x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(
+        a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
+  }
   x3_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x2, x3, aq, d);
   x4_coupling_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x3, aq, fn, d);
   x4_stats_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, fn,
                                                                   stats, d);
-  diffuse_kernel<<<blocks_for(d.B * 64 * d.V), kThreads, 0, stream>>>(fn, stats, a.out, d);
+  if (kernel_set() == KernelSet::v2) {
+    const dim3 grid(blocks_for(d.V), 64, static_cast<unsigned>(d.B));
+    diffuse_v2_kernel<<<grid, kThreads, 0, stream>>>(fn, stats, a.out, d);
+  } else {
+    diffuse_kernel<<<blocks_for(d.B * 64 * d.V), kThreads, 0, stream>>>(fn, stats, a.out, d);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include "brain/ops/cuda/kernel_set.h"
+#include "brain/ops/cuda/split_reduction_cuda.h"
 #include "brain/ops/hierarchy_learn_math.h"
 
 namespace fieldbrain {
@@ -152,6 +154,9 @@ int launch_error_field_update(const float* e, const int64_t* facts, float* ef, f
                               float* boost, int64_t batch, int64_t sensory_dim, int64_t resolution,
                               void* stream) {
   if (batch == 0) return 0;
+  if (kernel_set() == KernelSet::v2) {  // one grid over every robot's voxels
+    return launch_error_field_v2(e, facts, ef, has_ef, boost, batch, sensory_dim, resolution, stream);
+  }
   error_field_kernel<<<static_cast<unsigned>(batch), kReduceThreads, 0,
                        static_cast<cudaStream_t>(stream)>>>(
       e, facts, ef, has_ef, boost, static_cast<int>(sensory_dim), static_cast<int>(resolution));

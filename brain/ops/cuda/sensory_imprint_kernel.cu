@@ -8,6 +8,9 @@
 //      search (a thread per slot), the resonant map on the projection's support and its
 //      smoothing on the support's neighbourhood (threads over voxels), each followed by a block
 //      argmax; then the choice, occ, the map slot and the blob (threads over channel x offset).
+// With FIELDBRAIN_KERNELS=v2 (brain/ops/cuda/kernel_set.h) launch 1 is two: act and fp with one
+// thread per voxel of every robot, then each plane's maximum from act; launch 2 runs 1024
+// threads per robot instead of 256 (the same bits either way).
 // Robots without input (facts) return at once. Index math is 32-bit inside a robot (R <= 256:
 // 64 R^3 < 2^31); only the robot's base offsets are 64-bit.
 #include <cuda_runtime.h>
@@ -15,8 +18,10 @@
 #include <cfloat>
 #include <climits>
 
+#include "brain/ops/cuda/kernel_set.h"
 #include "brain/ops/cuda/sensory_imprint_cuda.h"
 #include "brain/ops/sensory_imprint_math.h"
+#include "brain/ops/split_reduction_math.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -31,13 +36,17 @@ __device__ __forceinline__ bool robot_has_input(const ImprintArrays& a, int b) {
   return a.facts[static_cast<int64_t>(b) * a.facts_stride + kFactHasInput] != 0;
 }
 
-// First-maximum argmax over the block; every thread gets the result. sv/si: kThreads entries.
+constexpr int kRobotThreadsV2 = 1024;  // imprint_robot_v2_kernel's block
+
+// First-maximum argmax over the block of Threads threads; every thread gets the result. sv/si:
+// Threads entries.
+template <int Threads = kThreads>
 __device__ void block_argmax(float& v, int& i, float* sv, int* si) {
   const int t = threadIdx.x;
   sv[t] = v;
   si[t] = i;
   __syncthreads();
-  for (int step = kThreads / 2; step > 0; step /= 2) {
+  for (int step = Threads / 2; step > 0; step /= 2) {
     if (t < step && beats(sv[t + step], si[t + step], sv[t], si[t])) {
       sv[t] = sv[t + step];
       si[t] = si[t + step];
@@ -91,7 +100,61 @@ __global__ void imprint_plane_kernel(ImprintArrays a) {
   }
 }
 
-__global__ void imprint_robot_kernel(ImprintArrays a) {
+// v2 (FIELDBRAIN_KERNELS=v2, brain/ops/split_reduction_math.h), in place of imprint_plane_kernel:
+// 1a. grid (ceil(R^3 / 256), robot): one thread per voxel writes act and fp (the 64-channel
+//     pass, over every SM even for one robot);
+__global__ void imprint_maps_v2_kernel(ImprintArrays a) {
+  const int b = blockIdx.y;
+  if (!robot_has_input(a, b)) return;
+  const int R = static_cast<int>(a.resolution), V = R * R * R;
+  const int v = static_cast<int>(blockIdx.x) * kThreads + threadIdx.x;
+  if (v >= V) return;
+  const ImprintScratchLayout layout{V, a.sensory_dim, R};
+  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
+  float act, fp;
+  split::voxel_act_fp(a.field + static_cast<int64_t>(b) * 64 * V, V, v, &act, &fp);
+  row[layout.act() + v] = act;
+  row[layout.fp() + v] = fp;
+}
+
+// 1b. grid (x-plane, robot): the plane's first maximum of the empty score from act (one load
+//     per voxel, where v1 loads 64).
+__global__ void imprint_plane_max_v2_kernel(ImprintArrays a) {
+  const int x = blockIdx.x, b = blockIdx.y;
+  if (!robot_has_input(a, b)) return;
+  const int R = static_cast<int>(a.resolution), P = R * R, V = P * R;
+  const ImprintScratchLayout layout{V, a.sensory_dim, R};
+  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
+  const float* act = row + layout.act();
+  const float* occ = a.occ + static_cast<int64_t>(b) * V;
+  const uint64_t seed = static_cast<uint64_t>(a.noise_key[2 * b]);
+  const uint64_t cycle = static_cast<uint64_t>(a.noise_key[2 * b + 1]);
+  float best = -FLT_MAX;
+  int best_v = INT_MAX;
+  bool any = false;
+  for (int i = threadIdx.x; i < P; i += kThreads) {
+    const int v = x * P + i;
+    const float q = split::voxel_empty_score(act, occ, seed, cycle, v);
+    if (!any || q > best) {
+      best = q;
+      best_v = v;
+      any = true;
+    }
+  }
+  __shared__ float sv[kThreads];
+  __shared__ int si[kThreads];
+  block_argmax(best, best_v, sv, si);
+  if (threadIdx.x == 0) {
+    row[layout.plane_max() + x] = best;
+    a.plane_argmax[static_cast<int64_t>(b) * a.plane_argmax_stride + x] = best_v;
+  }
+}
+
+// 2. One block of Threads threads per robot (v1: 256; v2: 1024, so the resonant smoothing's
+// 27-voxel sums and the blob take a quarter of the steps each; the same bits: each result is
+// one thread's, and every argmax is a first maximum).
+template <int Threads>
+__device__ void imprint_robot(const ImprintArrays& a) {
   const int b = blockIdx.x, t = threadIdx.x;
   if (!robot_has_input(a, b)) {
     if (t == 0) a.strength[static_cast<int64_t>(b) * a.strength_stride] = 0.0f;
@@ -107,8 +170,8 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   const int64_t* facts = a.facts + static_cast<int64_t>(b) * a.facts_stride;
   float* map = a.map_data + static_cast<int64_t>(b) * kMapCapacity * S;
   int64_t* map_loc = a.map_loc + static_cast<int64_t>(b) * kMapCapacity * 3;
-  __shared__ float sv[kThreads];
-  __shared__ int si[kThreads];
+  __shared__ float sv[Threads];
+  __shared__ int si[Threads];
   __shared__ float s_strength, s_p_norm;
   __shared__ int s_loc;
 
@@ -136,7 +199,7 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
   float cos_best = -FLT_MAX;
   int slot_best = INT_MAX;
-  for (int j = t; j < valid; j += kThreads) {
+  for (int j = t; j < valid; j += Threads) {
     const float c = cosine(p, s_p_norm, map + j * S, S);
     const int64_t* l = map_loc + j * 3;
     const int v = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
@@ -146,21 +209,21 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
       slot_best = j;
     }
   }
-  block_argmax(cos_best, slot_best, sv, si);
+  block_argmax<Threads>(cos_best, slot_best, sv, si);
 
   // 5. Resonant (not needed when a remembered place was found: that one wins; slot_best is
   // the same in every thread, so the whole block takes the same branch).
   float sm_best = -FLT_MAX;
   int sm_loc = INT_MAX;
   if (slot_best == INT_MAX) {
-    for (int k = t; k < a.n_support; k += kThreads) {
+    for (int k = t; k < a.n_support; k += Threads) {
       const int v = a.support_voxel[k];
       res[v] = scalar_cosine(
           projection(p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
           fp[v]);
     }
     __syncthreads();
-    for (int k = t; k < a.n_dilated; k += kThreads) {
+    for (int k = t; k < a.n_dilated; k += Threads) {
       const int v = a.dilated_voxel[k];
       const float sm = smoothed(res, R, v);
       if (beats(sm, v, sm_best, sm_loc)) {
@@ -168,7 +231,7 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
         sm_loc = v;
       }
     }
-    block_argmax(sm_best, sm_loc, sv, si);
+    block_argmax<Threads>(sm_best, sm_loc, sv, si);
   }
 
   // 6-8. Empty, the choice, occ and the map slot.
@@ -197,12 +260,12 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   }
   __syncthreads();
   const int slot = static_cast<int>(count % kMapCapacity);
-  for (int j = t; j < S; j += kThreads) map[slot * S + j] = p[j];
+  for (int j = t; j < S; j += Threads) map[slot * S + j] = p[j];
 
   // 9. The blob on all 64 channels.
   const int lx = s_loc / (R * R), ly = (s_loc / R) % R, lz = s_loc % R;
   float* F = a.field + static_cast<int64_t>(b) * 64 * V;
-  for (int e = t; e < 64 * kBlobVoxels; e += kThreads) {
+  for (int e = t; e < 64 * kBlobVoxels; e += Threads) {
     const int c = e / kBlobVoxels, i = e % kBlobVoxels;
     int dx, dy, dz;
     blob_offset(i, dx, dy, dz);
@@ -213,14 +276,27 @@ __global__ void imprint_robot_kernel(ImprintArrays a) {
   }
 }
 
+__global__ void imprint_robot_kernel(ImprintArrays a) { imprint_robot<kThreads>(a); }
+__global__ void __launch_bounds__(kRobotThreadsV2, 1) imprint_robot_v2_kernel(ImprintArrays a) {
+  imprint_robot<kRobotThreadsV2>(a);
+}
+
 }  // namespace
 
 int launch_sensory_imprint(const ImprintArrays& a, void* stream_ptr) {
   if (a.batch == 0) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   const dim3 planes(static_cast<unsigned>(a.resolution), static_cast<unsigned>(a.batch));
-  imprint_plane_kernel<<<planes, kThreads, 0, stream>>>(a);
-  imprint_robot_kernel<<<static_cast<unsigned>(a.batch), kThreads, 0, stream>>>(a);
+  if (kernel_set() == KernelSet::v2) {
+    const int64_t V = a.resolution * a.resolution * a.resolution;
+    const dim3 voxels(static_cast<unsigned>((V + kThreads - 1) / kThreads), static_cast<unsigned>(a.batch));
+    imprint_maps_v2_kernel<<<voxels, kThreads, 0, stream>>>(a);
+    imprint_plane_max_v2_kernel<<<planes, kThreads, 0, stream>>>(a);
+    imprint_robot_v2_kernel<<<static_cast<unsigned>(a.batch), kRobotThreadsV2, 0, stream>>>(a);
+  } else {
+    imprint_plane_kernel<<<planes, kThreads, 0, stream>>>(a);
+    imprint_robot_kernel<<<static_cast<unsigned>(a.batch), kThreads, 0, stream>>>(a);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -3,6 +3,7 @@
 FIELDBRAIN_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libtorch-dev python3-torch python3-numpy
+  pybind11-dev python3-dev python3-pytest python3-setuptools python3-wheel  # the Python package (python/)
   nlohmann-json3-dev libboost-dev libboost-system-dev catch2
   libfmt-dev libspdlog-dev libcli11-dev
   libssl-dev libpng-dev libstb-dev

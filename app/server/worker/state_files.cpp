@@ -18,15 +18,6 @@ bool file_name_char(char c) {
 
 }  // namespace
 
-uint64_t robot_key_hash(const std::string& robot_key) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : robot_key) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string sha256_hex(const std::string& text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;

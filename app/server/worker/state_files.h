@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "brain/robot_key.h"
+
 namespace fieldbrain::server {
 
 // The file name of a robot's save: "<readable part>-<digest><ext>", where the digest is 20 hex
@@ -29,7 +31,7 @@ int remove_stale_temps(const std::string& dir);
 // Lower-case hex SHA-256 of `text`.
 std::string sha256_hex(const std::string& text);
 
-// FNV-1a 64 of the key: the robot's Philox seed (stable across runs and platforms).
-uint64_t robot_key_hash(const std::string& robot_key);
+// The robot's key hash (its seeds, the old file names): brain/robot_key.h.
+using fieldbrain::robot_key_hash;
 
 }  // namespace fieldbrain::server

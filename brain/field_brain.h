@@ -41,10 +41,13 @@ class FieldBrainImpl : public BrainModule {
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys);
   ~FieldBrainImpl() override;
 
-  // One cycle for the whole batch. sensors [B,S] float32 finite, reward [B] float32 finite
-  // (any device; copied to the brain's device). Returns motors [B,M] float32 on the CPU,
-  // each in (-1,1). The only device->host copy of the cycle. Throws std::invalid_argument
-  // naming the problem (shape, non-finite) and leaves the state untouched.
+  // One cycle for the whole batch. sensors [B,S] and reward [B] float32, finite and within
+  // +-kMaxInputMagnitude (brain/host_input.h; any device; copied to the brain's device).
+  // Returns motors [B,M] float32 on the CPU, each in (-1,1), or all NaN for a robot whose
+  // field stopped being finite in this cycle (its state is then unusable: the caller restores
+  // it; docs/operating.md "A brain that stops being finite"). The only device->host copy of
+  // the cycle. Throws std::invalid_argument naming the problem (shape, non-finite, out of
+  // range) and leaves the state untouched.
   torch::Tensor step(const torch::Tensor& sensors, const torch::Tensor& reward);
   // The same cycle with the motors written into `motors`, a contiguous float32 CPU tensor
   // [B,M] the caller owns and reuses: on the fast path a steady cycle then creates no tensor.

@@ -9,6 +9,7 @@
 #include "brain/field_brain_parts.h"
 #include "brain/legacy_profile.h"
 #include "brain/persistence.h"
+#include "brain/save_mismatch.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
@@ -71,9 +72,12 @@ void FieldBrainImpl::load(const std::string& path) {
   };
   const std::string profile = saved_profile(a.meta);
   if (!profile.empty() && profile != to_string(BrainProfile::Fieldbrain)) {
-    fail(fmt::format("a save of the \"{}\" profile; this brain runs \"profile\": \"fieldbrain\" "
-                     "and loads only its own saves",
-                     profile));
+    // Intact but another profile's: the server keeps it and refuses the robot (save_mismatch.h).
+    throw SaveMismatch(
+        fmt::format("FieldBrain::load({}): a save of the \"{}\" profile; this brain runs "
+                    "\"profile\": \"fieldbrain\" and loads only its own saves",
+                    path, profile),
+        "profile", nlohmann::json(profile).dump(), "\"fieldbrain\"");
   }
   // The metadata is read by hand: json::value() throws json errors that name no file on a
   // wrong type, and get<int>() of 1e300 is undefined.
@@ -97,9 +101,12 @@ void FieldBrainImpl::load(const std::string& path) {
   const nlohmann::json saved_config = config_field ? *config_field : nlohmann::json::object();
   for (const char* key : {"sensory_dim", "motor_dim", "resolution", "attractor_capacity"}) {
     if (saved_config.value(key, nlohmann::json()) != nlohmann::json(config_)[key]) {
-      fail(fmt::format("config mismatch on {}: archive {} vs brain {}", key,
-                       saved_config.value(key, nlohmann::json()).dump(),
-                       nlohmann::json(config_)[key].dump()));
+      const std::string saved = saved_config.value(key, nlohmann::json()).dump();
+      const std::string running = nlohmann::json(config_)[key].dump();
+      throw SaveMismatch(fmt::format("FieldBrain::load({}): config mismatch on {}: archive {} vs "
+                                     "brain {}",
+                                     path, key, saved, running),
+                         key, saved, running);
     }
   }
   const nlohmann::json* saved_keys = field(a.meta, "robot_keys");

@@ -27,13 +27,19 @@ torch::Tensor host_input(const char* caller, const torch::Tensor& t, const char*
   torch::Tensor h = t.device().is_cpu() ? t : SyncCounter::to_host(t);
   h = h.to(torch::kFloat).contiguous();
   const float* p = h.data_ptr<float>();
+  auto where = [&](int64_t i) {
+    const int64_t cols = shape.size() == 2 ? shape[1] : 1;
+    return shape.size() == 2 ? fmt::format("[{}][{}]", i / cols, i % cols) : fmt::format("[{}]", i);
+  };
   for (int64_t i = 0; i < h.numel(); ++i) {
     if (!std::isfinite(p[i])) {
-      const int64_t cols = shape.size() == 2 ? shape[1] : 1;
-      const std::string at = shape.size() == 2 ? fmt::format("[{}][{}]", i / cols, i % cols)
-                                               : fmt::format("[{}]", i);
       throw std::invalid_argument(
-          fmt::format("{}: {}{} is not finite ({})", caller, name, at, p[i]));
+          fmt::format("{}: {}{} is not finite ({})", caller, name, where(i), p[i]));
+    }
+    if (std::fabs(p[i]) > kMaxInputMagnitude) {
+      throw std::invalid_argument(fmt::format("{}: {}{} = {} is outside [-{:g}, {:g}]", caller,
+                                              name, where(i), p[i], kMaxInputMagnitude,
+                                              kMaxInputMagnitude));
     }
   }
   return h;

@@ -24,6 +24,11 @@ uint32_t legacy_robot_seed(uint64_t config_seed, uint64_t robot_key_hash);
 // system clock in seconds since the epoch (time.time()).
 double legacy_clock_seconds(LegacyClock clock, int64_t cycle);
 
+// The largest magnitude of a value in the original's input list: its validate_list_input
+// refuses anything outside [-10, 10] (LegacyBrain::step refuses it the same way), so the server
+// refuses such a frame before it reaches the brain (docs/operating.md "Limits").
+constexpr float kLegacyInputBound = 10.0f;
+
 // The original's input list for one cycle: the S sensors, then the reward when `reward` is
 // Append (so the list is longer than S and the original reads it), nothing more when Drop.
 std::vector<double> legacy_input_list(const float* sensors, int64_t sensory_dim, float reward,

@@ -1,5 +1,7 @@
 #include "brain/motor_generation.h"
 
+#include <limits>
+
 namespace fieldbrain {
 
 MotorGenerationImpl::MotorGenerationImpl(MotorGenerationOptions options_) : options(std::move(options_)) {
@@ -26,6 +28,12 @@ const torch::Tensor& MotorGenerationImpl::generate(const torch::Tensor& field, c
   if (M > 4) t.slice(1, 4, M).copy_(eps_extra * 0.1);
   t = t + eps_explore * explore.unsqueeze(1) * 0.3;
   motor.copy_(torch::tanh(t));
+  // The field's health rides on the motors to the host, as on the fast path (the fused
+  // prediction_act, brain/ops/prediction_math.h): a robot whose field holds a NaN or an Inf
+  // (its mean |F| is not finite) gets NaN motors, which the caller sees in the cycle's copy.
+  const auto healthy =
+      torch::isfinite(field.abs().mean({1, 2, 3, 4}, /*keepdim=*/false, torch::kDouble));
+  motor.masked_fill_(healthy.logical_not().unsqueeze(1), std::numeric_limits<float>::quiet_NaN());
   return motor;
 }
 

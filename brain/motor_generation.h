@@ -21,8 +21,10 @@ class MotorGenerationImpl : public BrainModule {
   void set_batch(int64_t batch) override { options.batch(batch); }
 
   // eps_extra [B,max(M-4,0)] and eps_explore [B,M] are draws 3 and 4 of the cycle;
-  // explore [B]. Writes and returns `motor` [B,M] in (-1,1). The reference path; on the fast
-  // path fieldbrain::prediction_act writes `motor` (NextInputPredictionImpl::predict_and_act).
+  // explore [B]. Writes and returns `motor` [B,M] in (-1,1), or NaN for every motor of a robot
+  // whose field is not finite (the cycle's health check, no extra copy). The reference path;
+  // on the fast path fieldbrain::prediction_act writes `motor`
+  // (NextInputPredictionImpl::predict_and_act).
   const torch::Tensor& generate(const torch::Tensor& field, const torch::Tensor& explore,
                                 const torch::Tensor& eps_extra, const torch::Tensor& eps_explore);
 

@@ -64,6 +64,17 @@ std::string parent_dir(const std::string& path) {
 // differ); the SHA-256 itself is hrr::Sha256, the project's one wrapper over libcrypto.
 void update_with_nul(hrr::Sha256& sha, const std::string& s) { sha.update(s.data(), s.size() + 1); }
 
+// The name of the first tensor holding a NaN or an Inf ("" when none). A brain's state is
+// finite by construction; a non-finite value means the state was poisoned (issue 36), and
+// such a state must neither replace a good save nor be loaded into a robot.
+std::string first_non_finite(const std::map<std::string, torch::Tensor>& tensors) {
+  for (const auto& [name, tensor] : tensors) {
+    if (!tensor.defined() || !tensor.is_floating_point() || tensor.numel() == 0) continue;
+    if (!torch::isfinite(tensor).all().item<bool>()) return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string archive_digest(const std::map<std::string, torch::Tensor>& tensors,
@@ -126,6 +137,12 @@ void save_archive(const std::string& path, const std::map<std::string, torch::Te
   std::map<std::string, torch::Tensor> host;
   for (const auto& [name, tensor] : tensors)
     host.emplace(name, tensor.detach().to(torch::kCPU).contiguous());
+  // Checked before anything is written: the file at `path` (the last good save) stays as it is.
+  if (const std::string bad = first_non_finite(host); !bad.empty()) {
+    throw std::runtime_error("save '" + path + "' refused: tensor '" + bad +
+                             "' holds NaN or Inf (a brain whose state is not finite is never "
+                             "saved; the file there is kept)");
+  }
   c10::impl::GenericDict tensor_dict(c10::StringType::get(), c10::TensorType::get());
   for (const auto& [name, tensor] : host) tensor_dict.insert(name, tensor);
   c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
@@ -187,6 +204,9 @@ Archive load_archive(const std::string& path) {
     archive.meta = nlohmann::json::parse(meta_dump);
   } catch (const std::exception& e) {
     fail(std::string("metadata is not valid JSON: ") + e.what());
+  }
+  if (const std::string bad = first_non_finite(archive.tensors); !bad.empty()) {
+    fail("tensor '" + bad + "' holds NaN or Inf: the saved state is not finite and is not loaded");
   }
   return archive;
 }

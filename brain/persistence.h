@@ -14,6 +14,9 @@
 //  - Version 2 is written; version 1 (the same content in type-tagged dicts, which
 //    weights_only=True refuses) is still read, so older saves migrate on their next save.
 //    Any other version is refused with a message naming it.
+//  - Every floating-point tensor must be finite: save_archive refuses (std::runtime_error, the
+//    file at `path` untouched) and load_archive refuses a tensor holding a NaN or an Inf,
+//    naming it: a poisoned brain never replaces its last good save nor comes back from disk.
 #pragma once
 
 #include <map>

@@ -3,7 +3,8 @@
 // any port opens, serves until SIGINT/SIGTERM, then answers the frames in flight, saves every
 // robot and exits 0. When serving it prints one JSON line on stdout (the ready line: version,
 // pid, the bound ports; also written to --ready-file). Bad configuration (a damaged
-// identities.json included) exits 2 with a message naming the key; a robot whose final save
+// identities.json included) exits 2 with a message naming the key, and so does a state
+// directory another server holds (state_dir_lock.h); a robot whose final save
 // failed, or a failed write of identities.json, makes it exit 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -21,6 +22,7 @@
 #include "app/server/session/server.h"
 #include "app/server/server_cli.h"
 #include "app/server/worker/startup_checks.h"
+#include "app/server/worker/state_dir_lock.h"
 #include "app/server/engine/torch_brain_engine.h"
 #include "app/server/web/web_monitor.h"
 #include "app/version/version.h"
@@ -57,6 +59,8 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(cli.config.log_level));
   spdlog::info("fieldbrain-server {}", fieldbrain::version());
   std::unique_ptr<BrainEngine> engine;
+  // Held until main returns, after the final saves (state_dir_lock.h).
+  std::unique_ptr<StateDirLock> state_lock;
   try {
     try {
       engine = make_field_brain_engine(cli.config.brain);
@@ -66,6 +70,10 @@ int main(int argc, char** argv) {
           (cli.config_path.empty() ? std::string() : cli.config_path + ": ") + e.what());
     }
     run_startup_checks(cli.config, *engine);
+    // One server alone per state directory; fleet servers share theirs (etcd decides).
+    state_lock = std::make_unique<StateDirLock>(
+        cli.config.state_dir,
+        cli.config.cluster.enabled() ? StateDirLock::Mode::kFleet : StateDirLock::Mode::kAlone);
   } catch (const std::exception& e) {
     std::cerr << "fieldbrain-server: refusing to start: " << e.what() << "\n";
     return 2;

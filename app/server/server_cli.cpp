@@ -58,10 +58,12 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   app.add_option("--ready-file", out.ready_file,
                  "when serving, also write the ready line (JSON: version, pid, ports) here");
 
-  std::optional<std::string> web_host;
+  std::optional<std::string> web_host, web_allowed_origins;
   std::optional<int> web_port;
   override_flag(app, "--web-port", web_port, "web monitor port (0 = ephemeral, -1 = off)");
   override_flag(app, "--web-host", web_host, "web monitor address (default 127.0.0.1)");
+  override_flag(app, "--web-allowed-origins", web_allowed_origins,
+                "origins besides the server's own whose pages may open the web WebSocket");
   // Limits against floods (issue 24; docs/operating.md "Limits").
   std::optional<int> web_max_connections, web_max_per_address, fd_reserve, log_lines_per_kind,
       record_max_sessions, max_live_per_address;
@@ -212,6 +214,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (max_monitor_clients) c.max_monitor_clients = *max_monitor_clients;
   if (web_port) c.web_port = *web_port;
   if (web_host) c.web_host = *web_host;
+  if (web_allowed_origins) c.web_allowed_origins = *web_allowed_origins;
   if (require_tokens) c.robots.require_tokens = *require_tokens;
   if (binary_key) c.robots.binary_key = *binary_key;
   if (max_live_brains) c.robots.max_live_brains = *max_live_brains;

@@ -5,11 +5,13 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "brain/legacy/legacy_cpu.h"
 #include "brain/legacy/legacy_cycle.h"
 #include "brain/legacy/numpy_random.h"
 #include "brain/persistence.h"
+#include "brain/save_mismatch.h"
 
 namespace fieldbrain::legacy {
 
@@ -104,15 +106,24 @@ void LegacyBrainImpl::load(const std::string& path) {
   Archive a = load_archive(path);
   const auto& m = a.meta;
   try {
+    if (m.value("profile", "") == "fieldbrain") {
+      // Intact but the other profile's: kept by the server, the robot refused (save_mismatch.h).
+      throw SaveMismatch("a save of the \"fieldbrain\" profile; this brain runs \"legacy\"",
+                         "profile", "\"fieldbrain\"", "\"legacy\"");
+    }
     if (m.value("profile", "") != "legacy" || m.value("format", "") != kFormat)
       throw std::runtime_error("not a legacy brain archive");
     if (m.at("version").get<int64_t>() != kVersion)
       throw std::runtime_error("unsupported legacy archive version " + m.at("version").dump());
-    if (m.at("sensory_dim").get<int64_t>() != options_.sensory_dim ||
-        m.at("motor_dim").get<int64_t>() != options_.motor_dim ||
-        m.at("resolution").get<int64_t>() != options_.resolution)
-      throw std::runtime_error("saved for other sizes (S/M/R " + m.at("sensory_dim").dump() + "/" +
-                               m.at("motor_dim").dump() + "/" + m.at("resolution").dump() + ")");
+    const std::pair<const char*, int64_t> sizes[] = {{"resolution", options_.resolution},
+                                                     {"sensory_dim", options_.sensory_dim},
+                                                     {"motor_dim", options_.motor_dim}};
+    for (const auto& [key, running] : sizes) {
+      if (m.at(key).get<int64_t>() == running) continue;
+      throw SaveMismatch("saved for other sizes (S/M/R " + m.at("sensory_dim").dump() + "/" +
+                             m.at("motor_dim").dump() + "/" + m.at("resolution").dump() + ")",
+                         key, m.at(key).dump(), std::to_string(running));
+    }
     LegacyOptions o = options_;
     o.seed = m.at("seed").get<uint64_t>();
     auto numpy = std::make_unique<NumpyRandomState>();
@@ -128,6 +139,9 @@ void LegacyBrainImpl::load(const std::string& path) {
     options_ = o;
     numpy_ = std::move(numpy);
     cycle_ = std::move(cycle);
+  } catch (const SaveMismatch& e) {
+    throw SaveMismatch("legacy brain: cannot load " + path + ": " + e.what(), e.setting(),
+                       e.saved(), e.running());
   } catch (const std::runtime_error& e) {
     throw std::runtime_error("legacy brain: cannot load " + path + ": " + e.what());
   } catch (const std::exception& e) {

@@ -179,10 +179,17 @@ FIELDBRAIN_HOST_DEVICE void predict_sensor(const float cf[kTimescales], const fl
 
 // Motor i of robot b from its read-out row: the face gradients, the extra motors' noise
 // (stream 3) and the exploration noise (stream 4), made here from the robot's (seed, cycle).
+//
+// The motors also carry the field's health to the host, in the copy the cycle makes anyway:
+// mean |F| (accumulated in double over the whole field) is finite exactly when every value of
+// F is, so a robot whose field stopped being finite gets NaN motors (docs/operating.md,
+// "A brain that stops being finite"). x - x is 0 for finite x and NaN for NaN and +-Inf.
 FIELDBRAIN_HOST_DEVICE float motor_command(const float* row, const int64_t* key, float explore,
                                            int64_t i, int64_t M) {
   const uint64_t seed = static_cast<uint64_t>(key[0]), cycle = static_cast<uint64_t>(key[1]);
   const float* summary = row + kReadoutSummary;
+  const float health = summary[kSummaryAbsMean] - summary[kSummaryAbsMean];
+  if (health != 0.0f) return health;
   float t = 0.0f;
   if (M >= 2 && i == 0) t = summary[kSummaryGradientX] * 5.0f;
   if (M >= 2 && i == 1) t = summary[kSummaryGradientY] * 5.0f;

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "brain/plain_pickle.h"
 #include "test/support/files.h"
+#include "test/support/forged_archive.h"
 #include "test/support/pickle_archive.h"
 
 namespace fs = std::filesystem;
@@ -369,5 +371,59 @@ TEST_CASE("A brain save whose metadata has the wrong types is refused naming the
   SECTION("the unchanged save loads") {
     CHECK(refusal([](nlohmann::json&) {}) == "loaded");
   }
+  fs::remove_all(dir);
+}
+
+// Issue 36: a brain poisoned by one huge input was saved and came back poisoned after a
+// restart. The archive layer is the one place every save and every load passes through.
+TEST_CASE("A state holding NaN or Inf is never saved: the last good file stays as it was",
+          "[persistence]") {
+  auto dir = temp_dir();
+  const std::string path = (dir / "robot.pt").string();
+  save_archive(path, sample_tensors(), {{"cycle", 1}});
+  const std::string good = file_text(path);
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(),
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity()}) {
+    INFO("value " << bad);
+    auto tensors = sample_tensors();
+    tensors.at("field")[1][2][3] = bad;
+    std::string message;
+    try {
+      save_archive(path, tensors, {{"cycle", 2}});
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    CHECK(message.find("'field'") != std::string::npos);
+    CHECK(message.find("NaN or Inf") != std::string::npos);
+    // The server's state writer saves through ArchiveContents, on its own thread.
+    fieldbrain::ArchiveContents contents{tensors, {{"cycle", 2}}};
+    CHECK_THROWS_AS(contents.save(path), std::runtime_error);
+    CHECK(file_text(path) == good);
+    CHECK(load_archive(path).meta.at("cycle") == 1);
+  }
+  // float64 tensors are checked as well; integer tensors cannot hold either.
+  auto tensors = sample_tensors();
+  tensors.at("weights")[0] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(save_archive(path, tensors, {}), std::runtime_error);
+  CHECK(file_text(path) == good);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("An archive holding NaN or Inf is refused on load, naming the tensor", "[persistence]") {
+  auto dir = temp_dir();
+  const std::string path = (dir / "robot.pt").string();
+  auto tensors = sample_tensors();
+  tensors.at("weights")[3] = std::numeric_limits<double>::infinity();
+  // Signed like a real save: only the finiteness check stands in its way.
+  fieldbrain::test::write_forged_archive(path, tensors, {{"cycle", 9}});
+  const std::string message = load_error(path);
+  CHECK(message.find(path) != std::string::npos);
+  CHECK(message.find("'weights'") != std::string::npos);
+  CHECK(message.find("NaN or Inf") != std::string::npos);
+  // The same file with the value finite loads: the refusal is about the value alone.
+  tensors.at("weights")[3] = 1.0;
+  fieldbrain::test::write_forged_archive(path, tensors, {{"cycle", 9}});
+  CHECK(load_error(path).empty());
   fs::remove_all(dir);
 }

@@ -1,20 +1,16 @@
-// Polls a condition that another thread (the server, a child process) makes true.
+// Polls a condition that another thread (the server, a child process) makes true: the
+// server suite's name for test/support/wait_until.h.
 #pragma once
 
-#include <chrono>
-#include <thread>
+#include "test/support/wait_until.h"
 
 namespace fieldbrain::server::testing {
 
-// True as soon as pred() is; false when it is still false after timeout_s.
+// True as soon as pred() is; false when it is still false after timeout_s (generous by default:
+// a busy machine must not fail a working build).
 template <typename Pred>
-bool eventually(Pred pred, double timeout_s = 5.0) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pred();
+bool eventually(Pred pred, double timeout_s = fieldbrain::test::kGenerousDeadlineS) {
+  return fieldbrain::test::wait_until(pred, timeout_s);
 }
 
 }  // namespace fieldbrain::server::testing

@@ -14,6 +14,7 @@
 #include "app/server/protocol/refusal_codec.h"
 #include "app/server/protocol/robot_client.h"
 #include "test/server/captured_log.h"
+#include "test/server/eventually.h"
 #include "test/server/loopback_peer.h"
 #include "test/server/toy_engine.h"
 
@@ -124,10 +125,11 @@ TEST_CASE("a newline in robot_id or a message type cannot forge a log line", "[s
   auto err = nlohmann::json::parse(r.read_line().value());
   CHECK(err["type"] == "error");
   r.close();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Logged before the error reply was sent; waited for, not slept for (a busy machine).
+  const std::string escaped = "x\\n[7001 INVALID_MESSAGE] forged too";
+  CHECK(eventually([&] { return log.text().find(escaped) != std::string::npos; }));
   const std::string text = log.text();
   INFO(text);
-  CHECK(text.find("x\\n[7001 INVALID_MESSAGE] forged too") != std::string::npos);  // escaped
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     CHECK(line.rfind("[2001 INVALID_CAPABILITIES] forged", 0) == std::string::npos);
@@ -151,7 +153,8 @@ TEST_CASE("one connection cannot write the log faster than log_lines_per_minute"
     REQUIRE(r.read_line().has_value());
   }
   r.close();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The note that lines were suppressed is the last thing this connection logs.
+  CHECK(eventually([&] { return log.text().find("suppressed") != std::string::npos; }));
   const std::string text = log.text();
   size_t malformed = 0;
   for (size_t at = text.find("malformed JSON"); at != std::string::npos;

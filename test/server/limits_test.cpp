@@ -19,6 +19,7 @@
 #include "app/server/worker/state_files.h"
 #include "test/server/captured_log.h"
 #include "test/server/eventually.h"
+#include "test/server/file_size_limit.h"
 #include "test/server/fresh_dir.h"
 #include "test/server/json_robot.h"
 #include "test/server/toy_engine.h"
@@ -109,21 +110,16 @@ TEST_CASE("a recording that hits a write error stops with an error and its files
     REQUIRE(s);
     folder = s->folder();
     // A file-size limit makes every write past 16 KiB fail (EFBIG), like a full disk.
-    rlimit old{};
-    ::getrlimit(RLIMIT_FSIZE, &old);
-    auto previous = std::signal(SIGXFSZ, SIG_IGN);
-    rlimit small = old;
-    small.rlim_cur = 16 * 1024;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    FileSizeLimit full(16 * 1024);
+    REQUIRE(full.applied());
     for (int i = 0; i < 3000; ++i) {
       s->append(kLimitSensors, 0.5f, {0.1f, 0.2f, 0.3f});
       if (i % 200 == 199) std::this_thread::sleep_for(std::chrono::milliseconds(60));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // The writer meets the limit on its own thread: wait for it to say so (the limit must
+    // still be in force until then), not a fixed time.
+    CHECK(eventually([&] { return log.count("recording stopped") >= 1; }));
     s->close();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    ::setrlimit(RLIMIT_FSIZE, &old);
-    std::signal(SIGXFSZ, previous);
   }
   const std::string text = log.text();
   INFO(text);
@@ -197,6 +193,23 @@ TEST_CASE(
 
 // --- item 4: throw-away ids and the quotas -------------------------------------------------
 
+namespace {
+
+// Bytes of the saves in a state dir (what state_dir_max_bytes budgets: not the identity file).
+int64_t save_bytes(const fs::path& dir) {
+  int64_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (!it->is_regular_file(e2) || it->path().filename() == IdentityStore::kFileName) continue;
+    const auto bytes = it->file_size(e2);
+    if (!e2) total += static_cast<int64_t>(bytes);
+  }
+  return total;
+}
+
+}  // namespace
+
 TEST_CASE("throw-away ids never evict a trained save of an offline robot", "[server][limits]") {
   auto dir = fresh_dir("fieldbrain-evict-worth");
   ServerConfig c = test_config();
@@ -212,7 +225,9 @@ TEST_CASE("throw-away ids never evict a trained save of an offline robot", "[ser
     REQUIRE(eventually([&] { return srv.server->worker().saves() >= uint64_t(i) + 2; }));
     (void)save;
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The budget is enforced after each save on the writer's thread: wait until the saves are
+  // back within it (what the eviction does), then look at what it kept.
+  CHECK(eventually([&] { return save_bytes(dir) <= c.robots.state_dir_max_bytes; }));
   CHECK(fs::exists(trained));
 }
 

@@ -11,6 +11,8 @@
 
 #include "test/support/catch.h"
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -24,6 +26,7 @@
 #include "test/server/real_brain_server.h"
 #include "test/server/server_process.h"
 #include "test/server/toy_engine.h"
+#include "test/support/test_seed.h"
 
 using namespace fieldbrain::server;
 using namespace fieldbrain::server::testing;
@@ -218,7 +221,11 @@ TEST_CASE("SIGTERM and SIGINT answer, save every robot and exit 0", "[server]") 
 
 TEST_CASE("SIGKILL at a random point of a save loop leaves a loadable previous save", "[server]") {
   auto dir = fresh_dir("fieldbrain-sigkill");
-  std::mt19937 rng(std::random_device{}());
+  // A fresh seed each run (the kill lands somewhere new), printed so that a failure can be
+  // rerun at the same points: FIELDBRAIN_TEST_SEED=<seed>.
+  const auto seed = static_cast<unsigned>(fieldbrain::test::test_seed("SIGKILL save loop"));
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   int last_resumed = 0;
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);

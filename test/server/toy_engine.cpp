@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -43,6 +44,9 @@ void ToyEngine::step_group_into(const std::vector<Slot>& slots, const std::vecto
     Robot& r = robots_.at(slots[k]);
     if (sensors[at] == static_cast<float>(fail_on_sensor.load())) {
       throw std::runtime_error("toy brain asked to fail");
+    }
+    if (sensors[at] == static_cast<float>(poison_on_sensor.load())) {
+      r.trace.assign(r.trace.size(), std::numeric_limits<float>::quiet_NaN());
     }
     for (int i = 0; i < r.s; ++i) r.trace[i] = 0.9f * r.trace[i] + 0.1f * sensors[at + i];
     at += r.s;
@@ -113,6 +117,9 @@ BrainEngine::StateWriterFn ToyEngine::snapshot(Slot slot) {
 }
 
 nlohmann::json ToyEngine::telemetry(Slot slot) {
+  if (telemetry_delay_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(telemetry_delay_ms.load()));
+  }
   const Robot& r = robots_.at(slot);
   return {{"cycle", r.cycle},
           {"field_energy", r.trace.empty() ? 0.0f : r.trace[0]},

@@ -34,7 +34,11 @@ class ToyEngine : public BrainEngine {
   std::string state_extension() const override { return ".toy"; }
 
   std::atomic<int> delay_ms{0};           // sleep per step_group call
+  std::atomic<int> telemetry_delay_ms{0};  // sleep per telemetry() (a costly monitor query)
   std::atomic<int> fail_on_sensor{-999};  // throw when sensor[0] equals this
+  // When sensor[0] equals this, the robot's trace becomes NaN (a brain whose state stopped
+  // being finite, issue 36): its motors come back NaN as a real engine's do (brain_engine.h).
+  std::atomic<int> poison_on_sensor{-999};
   std::atomic<uint64_t> calls{0};
   std::atomic<int> save_delay_ms{0};  // a slow disk: sleep per save written
   std::atomic<int> load_delay_ms{0};  // a big save: sleep per load

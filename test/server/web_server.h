@@ -9,6 +9,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,10 +20,13 @@ namespace fieldbrain::server::testing {
 
 // The server and the web monitor, started in the order web_monitor.h asks for.
 struct WebServer {
-  explicit WebServer(std::string monitor_token = "") {
+  explicit WebServer(std::string monitor_token = "")
+      : WebServer([&](ServerConfig& c) { c.monitor_token = monitor_token; }) {}
+  // The test config with web_port 0, changed by `tweak` before the server starts.
+  explicit WebServer(const std::function<void(ServerConfig&)>& tweak) {
     ServerConfig c = test_config();
     c.web_port = 0;
-    c.monitor_token = std::move(monitor_token);
+    tweak(c);
     spdlog::set_level(spdlog::level::from_str(c.log_level));
     server = std::make_unique<Server>(c, engine);
     web = std::make_unique<web::WebMonitor>(*server);

@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -17,6 +20,7 @@
 #include "app/server/worker/state_files.h"
 #include "brain/legacy/legacy_brain.h"
 #include "brain/legacy_profile.h"
+#include "brain/save_mismatch.h"
 #include "brain/persistence.h"
 
 namespace fieldbrain::server {
@@ -35,11 +39,13 @@ using legacy::LegacyOptions;
     // Not an archive at all: the brain's message says so.
   }
   if (!profile.empty() && profile != to_string(BrainProfile::Legacy)) {
-    throw std::runtime_error(fmt::format(
+    // Intact but another profile's: kept by the server, the robot refused (save_mismatch.h).
+    throw SaveMismatch(fmt::format(
         "{}: a save of the \"{}\" profile; this server runs \"profile\": \"legacy\" and loads only "
         "legacy saves",
-        path, profile));
+        path, profile), "profile", nlohmann::json(profile).dump(), "\"legacy\"");
   }
+  if (const auto* mismatch = dynamic_cast<const SaveMismatch*>(&e)) throw *mismatch;
   throw std::runtime_error(e.what());
 }
 
@@ -104,8 +110,16 @@ class LegacyBrainEngine final : public BrainEngine {
       try {
         const std::vector<double> out =
             r.brain->step(list, legacy_clock_seconds(config_.legacy_clock, r.brain->cycle()));
+        // The original repairs NaN inside its field step but nothing guards the rest of its
+        // state: a field or motors no longer finite make this robot's motors NaN, the
+        // engine's signal that its brain must be replaced (brain_engine.h). One vectorised
+        // pass over the field, small beside the original's cycle.
+        const bool finite =
+            std::all_of(out.begin(), out.end(), [](double v) { return std::isfinite(v); }) &&
+            torch::isfinite(r.brain->field()).all().item<bool>();
         for (int64_t j = 0; j < M; ++j)
-          motors[static_cast<size_t>(i * M + j)] = static_cast<float>(out[j]);
+          motors[static_cast<size_t>(i * M + j)] =
+              finite ? static_cast<float>(out[j]) : std::numeric_limits<float>::quiet_NaN();
       } catch (const std::exception& e) {
         if (failed.empty()) failed = fmt::format("robot {} of the group: {}", i, e.what());
       }
@@ -113,6 +127,16 @@ class LegacyBrainEngine final : public BrainEngine {
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     if (!failed.empty()) throw std::invalid_argument(failed);
+  }
+
+  // The original's own bound (its validate_list_input refuses values outside [-10, 10]): the
+  // session refuses them first, per robot, and the original's numbers are untouched for every
+  // input it accepts. The reward reaches the original only when appended to the list.
+  InputLimits input_limits() const override {
+    InputLimits limits;
+    limits.max_sensor = kLegacyInputBound;
+    if (config_.legacy_reward == LegacyReward::Append) limits.max_reward = kLegacyInputBound;
+    return limits;
   }
 
   int64_t cycle(Slot slot) const override { return robot(slot).brain->cycle(); }

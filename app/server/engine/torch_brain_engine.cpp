@@ -14,6 +14,7 @@
 #include "brain/brain_config.h"
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
+#include "brain/host_input.h"
 #include "brain/ops/caching_allocator.h"
 
 namespace fieldbrain::server {
@@ -96,6 +97,10 @@ class FieldBrainEngine final : public BrainEngine {
     const float* m = out.data_ptr<float>();
     motors.assign(m, m + k * M);
   }
+
+  // The brain refuses larger inputs itself (brain/host_input.h); the session refuses them
+  // first, with a clear error to the robot.
+  InputLimits input_limits() const override { return {kMaxInputMagnitude, kMaxInputMagnitude}; }
 
   int64_t cycle(Slot slot) const override {
     const Seat& s = seat_of(slot);

@@ -50,6 +50,8 @@ const char* error_code_name(int code) {
       return "FIELD_DIMENSION_ERROR";
     case 4002:
       return "BRAIN_PROCESSING_ERROR";
+    case 4005:
+      return "BRAIN_STATE_NOT_FINITE";
     case 5001:
       return "PERSISTENCE_SAVE_FAILED";
     case 5002:

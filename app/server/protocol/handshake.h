@@ -22,6 +22,9 @@ constexpr int kCodeSessionNotFound = 3001;
 constexpr int kCodeSessionLimit = 3003;
 constexpr int kCodeBrainProcessing = 4002;
 constexpr int kCodeDimensionMismatch = 4004;
+// ours: the robot's brain stopped being finite in this cycle and was replaced by its last good
+// save (or a fresh brain); docs/operating.md "A brain that stops being finite"
+constexpr int kCodeBrainStateNotFinite = 4005;
 constexpr int kCodePersistenceSave = 5001;
 constexpr int kCodePersistenceLoad = 5002;
 constexpr int kCodeInvalidMessage = 7001;

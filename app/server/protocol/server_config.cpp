@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "app/server/protocol/config_keys.h"
+#include "app/server/protocol/web_origin.h"
 
 namespace fieldbrain::server {
 namespace {
@@ -45,12 +46,14 @@ const std::set<std::string>& known_keys() {
                                               "max_monitor_clients",
                                               "web_port",
                                               "web_host",
+                                              "web_allowed_origins",
                                               "record_dir",
                                               "max_connections",
                                               "max_connections_per_address",
                                               "max_write_queue_bytes",
                                               "log_lines_per_minute",
                                               "monitor_save_interval_s",
+                                              "monitor_work_share",
                                               "legacy_push",
                                               "legacy_push_after_s",
                                               "web_max_connections",
@@ -95,12 +98,14 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "max_monitor_clients", c.max_monitor_clients);
   read_key(j, "web_port", c.web_port);
   read_key(j, "web_host", c.web_host);
+  read_key(j, "web_allowed_origins", c.web_allowed_origins);
   read_key(j, "record_dir", c.record_dir);
   read_key(j, "max_connections", c.max_connections);
   read_key(j, "max_connections_per_address", c.max_connections_per_address);
   read_key(j, "max_write_queue_bytes", c.max_write_queue_bytes);
   read_key(j, "log_lines_per_minute", c.log_lines_per_minute);
   read_key(j, "monitor_save_interval_s", c.monitor_save_interval_s);
+  read_key(j, "monitor_work_share", c.monitor_work_share);
   read_key(j, "legacy_push", c.legacy_push);
   read_key(j, "legacy_push_after_s", c.legacy_push_after_s);
   read_key(j, "web_max_connections", c.web_max_connections);
@@ -142,12 +147,14 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"max_monitor_clients", c.max_monitor_clients},
        {"web_port", c.web_port},
        {"web_host", c.web_host},
+       {"web_allowed_origins", c.web_allowed_origins},
        {"record_dir", c.record_dir},
        {"max_connections", c.max_connections},
        {"max_connections_per_address", c.max_connections_per_address},
        {"max_write_queue_bytes", c.max_write_queue_bytes},
        {"log_lines_per_minute", c.log_lines_per_minute},
        {"monitor_save_interval_s", c.monitor_save_interval_s},
+       {"monitor_work_share", c.monitor_work_share},
        {"legacy_push", c.legacy_push},
        {"legacy_push_after_s", c.legacy_push_after_s},
        {"web_max_connections", c.web_max_connections},
@@ -185,11 +192,14 @@ void ServerConfig::validate() const {
   require(max_monitor_clients >= 1, "max_monitor_clients", "must be >= 1");
   require(web_port >= -1 && web_port <= 65535, "web_port", "must be in -1..65535 (-1 = off)");
   require(!web_host.empty(), "web_host", "must be an address");
+  parse_allowed_origins(web_allowed_origins);  // throws naming the key and the bad entry
   require(max_connections >= 1, "max_connections", "must be >= 1");
   require(max_connections_per_address >= 1, "max_connections_per_address", "must be >= 1");
   require(max_write_queue_bytes >= 4096, "max_write_queue_bytes", "must be >= 4096");
   require(log_lines_per_minute >= 1, "log_lines_per_minute", "must be >= 1");
   require(monitor_save_interval_s >= 0, "monitor_save_interval_s", "must be >= 0");
+  require(monitor_work_share > 0 && monitor_work_share <= 1, "monitor_work_share",
+          "must be in (0, 1]");
   require(legacy_push_after_s > 0, "legacy_push_after_s", "must be > 0");
   require(web_max_connections >= 1 && web_max_connections <= 100000, "web_max_connections",
           "must be in 1..100000");

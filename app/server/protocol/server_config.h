@@ -39,10 +39,14 @@ struct ServerConfig {
   size_t max_write_queue_bytes = 1 << 20;  // unsent reply bytes per connection (both ports)
   int log_lines_per_minute = 60;           // log lines one connection may cause per minute
   double monitor_save_interval_s = 10;     // `save` from the monitor at most this often
+  double monitor_work_share = 0.2;         // of the brain thread, all monitor commands together
   bool legacy_push = true;                 // push telemetry to monitor clients that never ask
   double legacy_push_after_s = 1.0;        // silence after connect that marks such a client
   int web_port = -1;                       // web monitor (app/server/web/); -1 = off, 0 = ephemeral
   std::string web_host = "127.0.0.1";      // loopback only unless asked: the page has no login
+  // Origins besides the server's own whose pages may open the web WebSocket (web_origin.h),
+  // comma-separated "scheme://host[:port]"; empty = only the server's own.
+  std::string web_allowed_origins;
   // Limits against floods (issue 24; docs/operating.md "Limits"):
   int web_max_connections = 64;             // HTTP connections to web_port at once
   int web_max_connections_per_address = 8;  // of them from one address

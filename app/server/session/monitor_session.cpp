@@ -19,7 +19,9 @@ MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
     : socket_(std::move(socket)),
       executor_(socket_.get_executor()),
       legacy_timer_(executor_),
+      pace_timer_(executor_),
       ctx_(ctx),
+      log_(ctx.stats, ctx.config.log_lines_per_minute),
       buf_(ctx.config.max_json_line) {
   // A small kernel send buffer, so a subscriber that stops reading reaches its bounded line
   // queue quickly instead of parking megabytes in the kernel.
@@ -27,6 +29,7 @@ MonitorSession::MonitorSession(tcp::socket socket, MonitorContext& ctx)
   socket_.set_option(asio::socket_base::send_buffer_size(32 * 1024), ec);
   const auto ep = socket_.remote_endpoint(ec);
   peer_address_ = ec ? std::string("?") : ep.address().to_string();
+  who_ = "monitor client " + peer_address_;
   loopback_ = !ec && is_local_peer(peer_address_);
   // The token guards remote access; local tools (and the legacy push clients) need none.
   authenticated_ = ctx.config.monitor_token.empty() || loopback_;
@@ -47,8 +50,9 @@ void MonitorSession::start_legacy_push_timer() {
     if (ec || self->closed_ || self->heard_from_ || self->legacy_push_) return;
     self->legacy_push_ = true;
     self->ctx_.worker.add_period(1);
-    spdlog::info("monitor client {}: silent, pushing telemetry every cycle (2025-08-20 format)",
-                 self->peer_address_);
+    if (self->log_.allow("monitor silent push client", self->who_)) {
+      spdlog::info("{}: silent, pushing telemetry every cycle (2025-08-20 format)", self->who_);
+    }
   });
 }
 
@@ -104,8 +108,8 @@ void MonitorSession::on_line(const std::string& line) {
     }
     reply(monitor_error(cmd.name == "auth" ? "auth" : cmd.text,
                         "authentication required: send 'auth <monitor_token>' first"));
-    if (ctx_.stats.may_log("monitor request without a token")) {
-      spdlog::warn("monitor client {}: request without a valid token", peer_address_);
+    if (log_.allow("monitor request without a token", who_)) {
+      spdlog::warn("{}: request without a valid token", who_);
     }
     if (count_bad("requests without a valid token")) return;
     return read_line();
@@ -116,7 +120,8 @@ void MonitorSession::on_line(const std::string& line) {
 bool MonitorSession::count_bad(const std::string& why) {
   if (++consecutive_bad_ < ctx_.config.max_bad_frames) return false;
   ctx_.stats.error(kCodeInvalidMessage, "monitor " + peer_address_,
-                   std::to_string(consecutive_bad_) + " " + why + " in a row, closing");
+                   std::to_string(consecutive_bad_) + " " + why + " in a row, closing",
+                   log_.allow_own(who_));
   close("too many bad requests");
   return true;
 }
@@ -204,9 +209,21 @@ bool MonitorSession::limit_save(const MonitorCommand& cmd) {
 
 void MonitorSession::answer_on_worker(const MonitorCommand& cmd) {
   auto self = shared_from_this();
+  // Past the monitors' share of the brain thread (monitor_work_budget.h): wait for it.
+  const auto now = std::chrono::steady_clock::now();
+  const auto start = ctx_.work_budget.next_start(now);
+  if (start > now) {
+    pace_timer_.expires_at(start);
+    pace_timer_.async_wait([self, cmd](const boost::system::error_code& ec) {
+      if (ec || self->closed_) return;
+      self->answer_on_worker(cmd);
+    });
+    return;
+  }
   auto work = asio::make_work_guard(executor_);
   const size_t clients = ctx_.monitor_clients ? ctx_.monitor_clients() : 0;
   const bool queued = ctx_.worker.query([self, work, cmd, clients](BrainWorker& w) {
+    const auto began = std::chrono::steady_clock::now();
     std::string line;
     try {
       const MonitorAnswer answer = brain_command(cmd.name);
@@ -215,7 +232,9 @@ void MonitorSession::answer_on_worker(const MonitorCommand& cmd) {
     } catch (const std::exception& e) {
       line = monitor_error(cmd.text, e.what());
     }
-    asio::post(self->executor_, [self, line = std::move(line)]() mutable {
+    const auto cost = std::chrono::steady_clock::now() - began;
+    asio::post(self->executor_, [self, cost, line = std::move(line)]() mutable {
+      self->ctx_.work_budget.spent(cost, std::chrono::steady_clock::now());
       if (self->closed_) return;
       self->reply(std::move(line));
       self->read_line();
@@ -269,7 +288,8 @@ void MonitorSession::reply(std::string line) {
     // Replies are never dropped, so a client that asks without reading is cut off.
     ctx_.stats.error(kCodeMessageTooLarge, "monitor " + peer_address_,
                      "more than " + std::to_string(ctx_.config.max_write_queue_bytes) +
-                         " reply bytes unread (max_write_queue_bytes), closing");
+                         " reply bytes unread (max_write_queue_bytes), closing",
+                     log_.allow_own(who_));
     return close("not reading its replies");
   }
   out_bytes_ += line.size();
@@ -299,8 +319,10 @@ void MonitorSession::do_write() {
 void MonitorSession::close(const std::string& why) {
   if (closed_) return;
   closed_ = true;
-  spdlog::debug("monitor client {} closed ({})", peer_address_, why);
+  spdlog::debug("{} closed ({})", who_, why);
+  log_.closing(who_);
   stop_legacy_push();
+  pace_timer_.cancel();
   if (subscribe_every_ > 0) ctx_.worker.remove_period(subscribe_every_);
   boost::system::error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);

@@ -6,6 +6,8 @@
 // loses lines, never slows a robot (the 2025-08-20 server's stall is impossible). Replies
 // are never dropped; a client whose unread replies pass max_write_queue_bytes is cut off.
 // Remote (non-loopback) clients must send `auth <token>` first when monitor_token is set.
+// Every line a client makes the server log passes the per-connection and server-wide log
+// budgets (connection_log.h), like a robot's.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -19,6 +21,8 @@
 
 #include "app/server/protocol/monitor_envelope.h"
 #include "app/server/protocol/server_config.h"
+#include "app/server/session/monitor_work_budget.h"
+#include "app/server/stats/connection_log.h"
 #include "app/server/stats/server_stats.h"
 #include "app/server/worker/brain_worker.h"
 
@@ -35,6 +39,8 @@ struct MonitorContext {
   // The last `save` any monitor client ran (I/O thread only): saves are server-wide.
   std::chrono::steady_clock::time_point last_save{};
   bool saved_once = false;
+  // All monitor clients' share of the brain thread (I/O thread only).
+  MonitorWorkBudget work_budget{0.2};
 };
 
 class MonitorSession : public std::enable_shared_from_this<MonitorSession> {
@@ -74,8 +80,11 @@ class MonitorSession : public std::enable_shared_from_this<MonitorSession> {
   boost::asio::ip::tcp::socket socket_;
   boost::asio::any_io_executor executor_;
   boost::asio::steady_timer legacy_timer_;
+  boost::asio::steady_timer pace_timer_;  // a brain command waiting for the monitors' budget
   MonitorContext& ctx_;
   std::string peer_address_;
+  std::string who_;  // "monitor client <address>", for the log
+  ConnectionLog log_;
   bool loopback_ = false;
   bool authenticated_ = false;  // monitor_token given (or not needed)
   bool heard_from_ = false;     // the client sent a byte: not a 2025-08-20 push client

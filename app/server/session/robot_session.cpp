@@ -1,5 +1,6 @@
 #include "app/server/session/robot_session.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -35,7 +36,7 @@ RobotSession::RobotSession(tcp::socket socket, SessionContext& ctx)
       executor_(socket_.get_executor()),
       timer_(executor_),
       ctx_(ctx),
-      log_budget_(ctx.config.log_lines_per_minute) {
+      log_(ctx.stats, ctx.config.log_lines_per_minute) {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_address_ = ec ? std::string("?") : ep.address().to_string();
@@ -195,6 +196,26 @@ void RobotSession::on_handshake(WireHandshake hs) {
   start_attach(std::move(req));
 }
 
+namespace {
+
+// Why a finite frame's values exceed the brain's bounds ("" when they do not).
+std::string out_of_range(const std::vector<float>& values, float reward,
+                         const BrainEngine::InputLimits& limits) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::fabs(values[i]) > limits.max_sensor) {
+      return fmt::format("sensor value {} ({:g}) is outside [-{:g}, {:g}]", i, values[i],
+                         limits.max_sensor, limits.max_sensor);
+    }
+  }
+  if (std::fabs(reward) > limits.max_reward) {
+    return fmt::format("reward {:g} is outside [-{:g}, {:g}]", reward, limits.max_reward,
+                       limits.max_reward);
+  }
+  return "";
+}
+
+}  // namespace
+
 void RobotSession::on_sensors(WireSensors s) {
   ctx_.stats.sensory_frame();
   WireRejected bad{WireRejected::Kind::Frame, kCodeInvalidMessage, ""};
@@ -207,7 +228,11 @@ void RobotSession::on_sensors(WireSensors s) {
   } else {
     bool finite = std::isfinite(s.reward);
     for (float v : s.values) finite = finite && std::isfinite(v);
-    if (!finite) bad.why = "sensory frame with NaN or Inf";
+    if (!finite) {
+      bad.why = "sensory frame with NaN or Inf";
+    } else {
+      bad.why = out_of_range(s.values, s.reward, ctx_.input_limits);
+    }
   }
   if (!bad.why.empty()) return on_rejected(bad);
   start_step(std::move(s.values), s.reward);
@@ -340,7 +365,14 @@ void RobotSession::on_step_done(StepResult r) {
   }
   consecutive_bad_ = 0;
   std::string reply = out_.take_buffer();
-  codec_->encode_motors(r.motors, r.cycle, reply);
+  if (r.code != 0) {
+    // The brain could not answer this frame (its state stopped being finite and was
+    // replaced): an error for a JSON robot, a safe stop for a binary one. The worker has
+    // logged the event once; the robot did nothing wrong, so this is no bad frame.
+    codec_->encode_rejected(r.code, r.error, motor_dim_, reply);
+  } else {
+    codec_->encode_motors(r.motors, r.cycle, reply);
+  }
   send(std::move(reply));
   pump();
 }
@@ -348,13 +380,7 @@ void RobotSession::on_step_done(StepResult r) {
 // --- logging, writing, closing -------------------------------------------------------------
 
 void RobotSession::report(int code, const std::string& message) {
-  uint64_t suppressed = 0;
-  const bool log = log_budget_.allow(std::chrono::steady_clock::now(), &suppressed);
-  if (log && suppressed > 0) {
-    spdlog::warn("{}: {} log lines suppressed (log_lines_per_minute = {})", who(), suppressed,
-                 ctx_.config.log_lines_per_minute);
-  }
-  ctx_.stats.error(code, who(), message, log);
+  ctx_.stats.error(code, who(), message, log_.allow_own(who()));
 }
 
 void RobotSession::send(std::string bytes) {
@@ -415,10 +441,7 @@ void RobotSession::close(const std::string& why) {
   } else {
     spdlog::debug("{}: connection closed ({})", who(), why);
   }
-  if (log_budget_.pending_suppressed() > 0) {
-    spdlog::warn("{}: {} further log lines were suppressed (log_lines_per_minute = {})", who(),
-                 log_budget_.pending_suppressed(), ctx_.config.log_lines_per_minute);
-  }
+  log_.closing(who());
   boost::system::error_code ec;
   timer_.cancel();
   socket_.shutdown(tcp::socket::shutdown_both, ec);

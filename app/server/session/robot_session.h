@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "app/server/worker/brain_worker.h"
-#include "app/server/stats/log_budget.h"
+#include "app/server/stats/connection_log.h"
 #include "app/server/session/reply_queue.h"
 #include "app/server/protocol/robot_codec.h"
 #include "app/server/protocol/server_config.h"
@@ -34,6 +34,9 @@ struct SessionContext {
   bool gpu = false;
   float server_caps = 8.0f;  // handshake reply's capability mask: bit3 = many robots
   std::function<void(RobotSession*)> on_closed;
+  // The brain's bounds on a sensor value and a reward (BrainEngine::input_limits): a frame
+  // beyond them is refused like one with NaN.
+  BrainEngine::InputLimits input_limits;
 };
 
 // Everything the session knows when it asks the worker for a brain: one struct, so identity
@@ -96,7 +99,7 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   boost::asio::steady_timer timer_;
   SessionContext& ctx_;
   std::string peer_, peer_address_;
-  LogBudget log_budget_;
+  ConnectionLog log_;  // this connection's and the server-wide log budgets
 
   std::unique_ptr<RobotCodec> codec_;  // null while the opening bytes are undecided
   std::vector<uint8_t> opening_;       // the first bytes, until the codec exists

@@ -57,9 +57,11 @@ Server::Server(ServerConfig config, BrainEngine& engine, FleetMembership* fleet)
       robot_accept_pause_(io_),
       monitor_accept_pause_(io_),
       log_report_timer_(io_),
-      session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr},
-      monitor_ctx_{config_, worker_, stats_, nullptr, nullptr, {}, false} {
+      session_ctx_{config_, worker_, stats_, false, 8.0f, nullptr, {}},
+      monitor_ctx_{config_, worker_, stats_, nullptr, nullptr, {}, false,
+                   MonitorWorkBudget(config_.monitor_work_share)} {
   session_ctx_.gpu = engine_.on_gpu();
+  session_ctx_.input_limits = engine_.input_limits();
   auto release = [](std::map<std::string, int>& counts, const std::string& address) {
     auto it = counts.find(address);
     if (it != counts.end() && --it->second <= 0) counts.erase(it);

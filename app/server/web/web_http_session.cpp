@@ -5,6 +5,7 @@
 #include <boost/beast/websocket.hpp>
 #include <string_view>
 
+#include "app/server/protocol/printable.h"
 #include "app/server/session/access_token.h"
 #include "app/server/stats/server_stats.h"
 #include "app/server/web/web_assets.h"
@@ -34,6 +35,12 @@ http::response<http::string_body> plain(http::status status, unsigned version, b
   return res;
 }
 
+std::string_view header_value(const http::request<http::string_body>& request, http::field name) {
+  const auto it = request.find(name);
+  if (it == request.end()) return {};
+  return std::string_view(it->value().data(), it->value().size());
+}
+
 }  // namespace
 
 WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
@@ -44,7 +51,8 @@ WebHttpSession::WebHttpSession(boost::asio::ip::tcp::socket socket, WebHub& hub,
       token_(std::move(options.token)),
       header_timeout_(options.header_timeout),
       stats_(options.stats),
-      ticket_(std::move(options.ticket)) {
+      ticket_(std::move(options.ticket)),
+      origins_(std::move(options.origins)) {
   boost::system::error_code ec;
   const auto ep = stream_.socket().remote_endpoint(ec);
   local_ = !ec && is_local_peer(ep.address().to_string());
@@ -103,8 +111,27 @@ void WebHttpSession::on_request() {
       return respond(
           plain(http::status::not_found, request.version(), false, "the WebSocket is at /ws"));
     }
+    // A WebSocket ignores the same-origin policy: a page from elsewhere must not read the
+    // robots (web_origin.h). Checked before the cap, so such pages never take a place.
+    const bool has_origin = request.find(http::field::origin) != request.end();
+    const std::string_view origin = header_value(request, http::field::origin);
+    if (origins_ &&
+        !web_origin_allowed(has_origin, origin, header_value(request, http::field::host),
+                            origins_->allowed, origins_->machine_name)) {
+      if (!stats_ || stats_->may_log("web WebSocket from another origin")) {
+        spdlog::warn(
+            "web monitor: WebSocket from origin '{}' refused (not this server's own, "
+            "nor in web_allowed_origins)",
+            printable(origin, 200));
+      }
+      return respond(plain(http::status::forbidden, request.version(), false,
+                           "this page's origin may not open the monitor's WebSocket: add it "
+                           "to web_allowed_origins"));
+    }
     if (hub_.full()) {
-      spdlog::warn("web monitor: browser refused, too many connected");
+      if (!stats_ || stats_->may_log("web browser over max_monitor_clients")) {
+        spdlog::warn("web monitor: browser refused, too many connected");
+      }
       return respond(plain(http::status::service_unavailable, request.version(), false,
                            "too many web monitor clients"));
     }

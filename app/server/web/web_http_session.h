@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "app/server/protocol/web_origin.h"
 #include "app/server/session/connection_limit.h"
 
 namespace fieldbrain::server {
@@ -23,12 +24,20 @@ namespace fieldbrain::server::web {
 
 class WebHub;
 
+// Whose pages may open the WebSocket (web_origin.h): web_allowed_origins, parsed once, and
+// this machine's name.
+struct WebOrigins {
+  std::vector<WebOrigin> allowed;
+  std::string machine_name;
+};
+
 struct WebHttpOptions {
   size_t queue_limit = 256;  // subscriber_queue, for a WebSocket this connection becomes
   std::string token;         // monitor_token; empty: no access control (loopback by default)
   std::chrono::milliseconds header_timeout{5000};
   ServerStats* stats = nullptr;    // the server-wide log budget (null: log every line)
   ConnectionLimit::Ticket ticket;  // its place under web_max_connections
+  std::shared_ptr<const WebOrigins> origins;  // null: every origin (tools that embed the page)
 };
 
 class WebHttpSession : public std::enable_shared_from_this<WebHttpSession> {
@@ -51,6 +60,7 @@ class WebHttpSession : public std::enable_shared_from_this<WebHttpSession> {
   std::chrono::milliseconds header_timeout_;
   ServerStats* stats_;
   ConnectionLimit::Ticket ticket_;
+  std::shared_ptr<const WebOrigins> origins_;
   bool local_ = false;
   bool set_cookie_ = false;
   boost::beast::flat_buffer buffer_;

@@ -62,7 +62,9 @@ void WebHub::join(const std::shared_ptr<WebSocketSession>& session) {
   session->send(std::make_shared<const std::string>(hello.dump()));
   // A fresh snapshot now (one in flight was asked for within the last tick: it serves too).
   if (!query_in_flight_) request_snapshot({});
-  spdlog::info("web monitor: browser connected ({} open)", sessions_.size());
+  if (stats_.may_log("web browser connected")) {
+    spdlog::info("web monitor: browser connected ({} open)", sessions_.size());
+  }
 }
 
 void WebHub::leave(WebSocketSession* session) {

@@ -72,6 +72,8 @@ class WebHub {
   void offer_telemetry(std::string line);
 
   // Web I/O thread, from the sessions.
+  // Logs the join through the server-wide budget ("web browser connected"): a page that
+  // reconnects in a loop must not write the log as fast as it can.
   void join(const std::shared_ptr<WebSocketSession>& session);
   void leave(WebSocketSession* session);
   void selection_changed(WebSocketSession& session);
@@ -87,6 +89,7 @@ class WebHub {
   // For the operator pages (metrics_page.h), which query the worker like the snapshot does.
   BrainWorker& worker() { return worker_; }
   ServerStats& stats() { return stats_; }
+  const ServerConfig& config() const { return config_; }
   const std::shared_ptr<WebLink>& link() const { return link_; }
 
  private:

@@ -19,6 +19,10 @@ WebMonitor::WebMonitor(Server& server)
                   server.config().web_max_connections_per_address),
       hub_(io_, link_, server.config(), server.worker(), server.stats()) {
   if (server_.config().web_port < 0) return;
+  auto origins = std::make_shared<WebOrigins>();
+  origins->allowed = parse_allowed_origins(server_.config().web_allowed_origins);
+  origins->machine_name = machine_host_name();
+  origins_ = std::move(origins);
   server_.add_telemetry_listener(
       [this](int64_t, std::string line) { hub_.offer_telemetry(std::move(line)); });
 }
@@ -107,6 +111,7 @@ void WebMonitor::admit(tcp::socket socket) {
       static_cast<int64_t>(c.web_header_timeout_s * 1000.0));
   options.stats = &server_.stats();
   options.ticket = std::move(ticket);
+  options.origins = origins_;
   std::make_shared<WebHttpSession>(std::move(socket), hub_, std::move(options))->start();
 }
 

@@ -2,6 +2,7 @@
 // own I/O thread, so browsers never share a thread with the robot sockets, fed by the
 // server's telemetry publisher and by brain-worker queries (web_hub.h).
 //
+// A WebSocket whose page comes from another origin is refused with 403 (web_origin.h).
 // Limits (issue 24 item 2): HTTP connections are capped in total and per address, each must
 // send its request within web_header_timeout_s, and none is accepted while fewer than
 // fd_reserve descriptors are free: idle browsers can never take a robot's or a save's.
@@ -17,6 +18,7 @@
 
 #include "app/server/session/connection_limit.h"
 #include "app/server/session/server.h"
+#include "app/server/web/web_http_session.h"
 #include "app/server/web/web_hub.h"
 
 namespace fieldbrain::server::web {
@@ -47,6 +49,9 @@ class WebMonitor {
   // HTTP connections (web_max_connections, _per_address); WebSockets are the hub's.
   ConnectionLimit http_limit_;
   WebHub hub_;
+  // Whose pages may open the WebSocket (web_allowed_origins, parsed once), shared by the
+  // connections.
+  std::shared_ptr<const WebOrigins> origins_;
   std::thread thread_;
   uint16_t port_ = 0;
   bool started_ = false, stopped_ = false;

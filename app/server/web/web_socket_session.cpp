@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "app/server/protocol/printable.h"
 #include "app/server/web/web_hub.h"
 
 namespace fieldbrain::server::web {
@@ -20,13 +21,16 @@ WebSocketSession::WebSocketSession(beast::tcp_stream stream, WebHub& hub, size_t
     : ws_(std::move(stream)),
       hub_(hub),
       queue_limit_(queue_limit),
-      queue_bytes_limit_(queue_bytes_limit) {
+      queue_bytes_limit_(queue_bytes_limit),
+      log_(hub.stats(), hub.config().log_lines_per_minute) {
   // A small kernel send buffer, so a browser that stops reading reaches the bounded queue
   // quickly instead of parking megabytes in the kernel (as the monitor port does).
   boost::system::error_code ec;
   beast::get_lowest_layer(ws_).socket().set_option(asio::socket_base::send_buffer_size(16 * 1024),
                                                    ec);
   ws_.read_message_max(kMaxControlMessageBytes);
+  const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
+  who_ = "web monitor client " + (ec ? std::string("?") : peer.address().to_string());
 }
 
 void WebSocketSession::start(beast::http::request<beast::http::string_body> request) {
@@ -59,7 +63,9 @@ void WebSocketSession::on_control(const std::string& text) {
     bad_messages_ = 0;
     hub_.selection_changed(*this);
   } catch (const std::exception& e) {
-    spdlog::warn("web monitor client: bad control message: {}", e.what());
+    if (log_.allow("web bad control message", who_)) {
+      spdlog::warn("{}: bad control message: {}", who_, printable(e.what(), 200));
+    }
     nlohmann::json error = {{"type", "error"}, {"message", e.what()}};
     send(std::make_shared<const std::string>(error.dump()));
     if (++bad_messages_ >= kMaxBadControlMessages) close("too many bad control messages");
@@ -96,7 +102,8 @@ void WebSocketSession::write_next() {
 void WebSocketSession::close(const std::string& why) {
   if (closed_) return;
   closed_ = true;
-  spdlog::debug("web monitor client closed ({})", why);
+  spdlog::debug("{} closed ({})", who_, why);
+  log_.closing(who_);
   out_.clear();
   out_bytes_ = 0;
   // Closing the socket cancels any pending read/write; their handlers see an error and stop.

@@ -3,7 +3,8 @@
 // Outgoing messages wait in a bounded queue (count and bytes): a browser that reads slowly,
 // or not at all, loses updates (counted) and never holds up anything else. Incoming control
 // messages (the selection) are small; bad ones get an error message back, and a client that
-// keeps sending them is closed.
+// keeps sending them is closed. What a browser makes the server log passes the per-connection
+// and server-wide log budgets (connection_log.h), like a robot's.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -15,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "app/server/stats/connection_log.h"
 #include "app/server/web/web_messages.h"
 
 namespace fieldbrain::server::web {
@@ -53,6 +55,8 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   int bad_messages_ = 0;
   uint64_t dropped_ = 0;
   Selection selection_;
+  std::string who_;  // "web monitor client <address>", for the log
+  ConnectionLog log_;
 };
 
 }  // namespace fieldbrain::server::web

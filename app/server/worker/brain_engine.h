@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -26,10 +27,12 @@ class BrainEngine {
   virtual Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) = 0;
   virtual void destroy(Slot slot) = 0;
 
-  // One cycle for robots that share (S, M): sensors row-major [k*S], rewards [k], all finite.
-  // Writes motors row-major [k*M] into `motors` (resized to that): the worker keeps one vector
-  // across ticks, so a steady tick allocates none. One call is one batched brain call. Throws
-  // on failure (what `motors` then holds is unspecified).
+  // One cycle for robots that share (S, M): sensors row-major [k*S], rewards [k], all finite
+  // and within input_limits(). Writes motors row-major [k*M] into `motors` (resized to that):
+  // the worker keeps one vector across ticks, so a steady tick allocates none. One call is one
+  // batched brain call. Throws on failure (what `motors` then holds is unspecified). A robot
+  // whose brain state stopped being finite in this cycle gets NaN motors: its brain is then
+  // unusable and the worker replaces it (docs/operating.md "A brain that stops being finite").
   virtual void step_group_into(const std::vector<Slot>& slots, const std::vector<float>& sensors,
                                const std::vector<float>& rewards, std::vector<float>& motors) = 0;
   // The same cycle, its motors in a new vector (tools, tests, the start-up check).
@@ -41,6 +44,15 @@ class BrainEngine {
   }
 
   virtual int64_t cycle(Slot slot) const = 0;
+
+  // The largest magnitude a sensor value and a reward may have for this engine's profile: the
+  // session refuses a frame beyond them (7001) before it reaches the brain. A static fact, like
+  // describe(), read once when the server starts. Unbounded unless an engine says otherwise.
+  struct InputLimits {
+    float max_sensor = std::numeric_limits<float>::max();
+    float max_reward = std::numeric_limits<float>::max();
+  };
+  virtual InputLimits input_limits() const { return {}; }
 
   // Atomic save; load throws std::runtime_error on a corrupt/mismatched file and then leaves
   // the brain untouched. Synchronous (tools); the server uses snapshot and load_detached.

@@ -219,6 +219,20 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     StepResult r;
     r.ok = ok;
     r.motors.assign(motors.begin() + i * m, motors.begin() + (i + 1) * m);
+    // NaN motors from a brain that stepped: its state stopped being finite in this cycle
+    // (brain_engine.h). It is replaced now, before any save of it can be queued.
+    const auto finite = [](float v) { return std::isfinite(v); };
+    if (ok && !std::all_of(r.motors.begin(), r.motors.end(), finite)) {
+      const int64_t cycle = engine_.cycle(*robot.slot);
+      r.code = kCodeBrainStateNotFinite;
+      r.error = robots_.restore_poisoned(robot, cycle);
+      r.motors.assign(static_cast<size_t>(m), 0.0f);
+      r.cycle = cycle;
+      robot.in_flight = false;
+      robot.last_active = SteadyClock::now();
+      job.done(std::move(r));
+      continue;
+    }
     for (float& v : r.motors) v = safe_motor(v);
     r.cycle = engine_.cycle(*robot.slot);
     robot.view.cycle = r.cycle;

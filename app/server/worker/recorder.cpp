@@ -1,6 +1,7 @@
 #include "app/server/worker/recorder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -137,20 +138,54 @@ double epoch_seconds_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Replaces `path` only by a complete file: on a full disk the previous session.json stays.
+// session.json's bytes: its JSON, then spaces (valid JSON whitespace) up to a whole 4 KiB
+// with at least 1 KiB to spare. Every version of the file is that long, so a later one (a few
+// more fields: "cycles", "error") fits in the blocks the file already holds (write_json).
+std::string session_json_text(const nlohmann::json& j) {
+  std::string text = j.dump(2) + "\n";
+  const size_t padded = (text.size() + 1024 + 4095) / 4096 * 4096;
+  text.append(padded - text.size(), ' ');
+  text.back() = '\n';
+  return text;
+}
+
+// Overwrites `path` in place with `text` when it fits in the file's present size: no block is
+// allocated, so this works on a full disk (not on copy-on-write filesystems such as btrfs).
+// Not atomic, so only the fallback of write_json. Returns false when it could not.
+bool overwrite_in_place(const fs::path& path, std::string text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && text.size() <= static_cast<size_t>(st.st_size);
+  if (ok) {
+    text.append(static_cast<size_t>(st.st_size) - text.size(), ' ');
+    text.back() = '\n';
+    ok = ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()) &&
+         ::fsync(fd) == 0;
+  }
+  ::close(fd);
+  return ok;
+}
+
+// Replaces `path` by a complete file (temporary file, then rename). On a full disk that fails,
+// and the last word a stopped recording has, its "error", would be lost while the disk stays
+// full: then the existing file is overwritten in place (session_json_text keeps room for it).
 void write_json(const fs::path& path, const nlohmann::json& j) {
+  const std::string text = session_json_text(j);
   const fs::path tmp = path.string() + ".tmp";
   bool ok;
   {
     std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
+    out << text;
     out.flush();
     ok = static_cast<bool>(out);
   }
   std::error_code ec;
   if (!ok) {
+    const int err = errno;
     fs::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+    if (overwrite_in_place(path, text)) return;
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
   }
   fs::rename(tmp, path, ec);
   if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
@@ -307,7 +342,7 @@ std::shared_ptr<SessionRecording> Recorder::open(const std::string& robot_key, u
     --folders_;
     return nullptr;
   }
-  bytes_used_ += 512;  // session.json, about
+  bytes_used_ += 4096;  // session.json (padded to 4 KiB, write_json)
   std::shared_ptr<SessionRecording> s(
       new SessionRecording(folder, std::move(meta), sensory_dim, motor_dim));
   {

@@ -20,7 +20,10 @@
 // - A failed write (a full disk, EFBIG, EIO) stops that recording with an error in the log
 //   ("recording stopped"); its three .npy files are cut back to the last cycle all of them
 //   hold, their headers say exactly that, and session.json says "cycles" = that count and
-//   "error" = why. session.json is replaced only by a complete write (never left empty).
+//   "error" = why. session.json is replaced only by a complete write (never left empty);
+//   when the disk is full even for that, it is overwritten in place: it is padded with
+//   spaces (valid JSON) to a whole 4 KiB with 1 KiB to spare, so the version that says
+//   "error" fits in the blocks it already holds (issue 36 item 6a).
 // - The whole directory has a budget: `max_sessions` folders (those of earlier runs count)
 //   and `max_bytes` of files. At the folder budget, or with less than 64 KiB of the byte
 //   budget left, a new session is not recorded (the robot runs as usual; one log line per 10 s says so); a session being

@@ -308,23 +308,7 @@ void RobotRegistry::place_new(BrainClaim& req, const Admission& admission, Attac
     }
     robot.view.cycle = engine_.cycle(*robot.slot);
   } else {
-    const bool posted = loader_.post([this, entry, key, s = req.sensory_dim, m = req.motor_dim,
-                                      path = robot.load_path, file = robot.file] {
-      LoadedBrain loaded{entry, nullptr, "", false};
-      if (loader_cancelled_) return;
-      writer_.wait_written(file);
-      if (!std::filesystem::exists(path)) {
-        loaded.missing = true;  // that last write failed: start fresh
-      } else {
-        try {
-          loaded.brain = engine_.load_detached(key, s, m, path);
-        } catch (const std::exception& e) {
-          loaded.error = e.what();
-        }
-      }
-      callbacks_.loaded(std::move(loaded));
-    });
-    if (!posted) return refuse(kCodeInvalidCapabilities, "server shutting down");
+    if (!post_load(robot)) return refuse(kCodeInvalidCapabilities, "server shutting down");
   }
   robot.view.id = next_id_++;
   owners_[robot.view.id] = entry;

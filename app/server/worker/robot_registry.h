@@ -61,6 +61,9 @@ struct LoadedBrain {
   std::unique_ptr<BrainEngine::Detached> brain;
   std::string error;
   bool missing = false;  // no save after all (the write it waited for failed)
+  // The save is intact but made for another configuration (brain/save_mismatch.h): the robot
+  // is refused and the file kept as it is, so going back to that configuration resumes it.
+  bool other_config = false;
 };
 
 class RobotRegistry {
@@ -99,6 +102,12 @@ class RobotRegistry {
 
   // The entry connection `id` drives; null when it was taken over or released.
   RobotEntry* owned(RobotId id);
+  // A robot whose brain stopped being finite (its motors came back NaN): the brain is dropped
+  // and replaced by the robot's last good save, loaded on the loader thread as at attach (its
+  // frames get a safe stop meanwhile), or by a fresh brain when it has none. Logs the event
+  // once (kCodeBrainStateNotFinite) and returns what the robot is told.
+  // robot_registry_restore.cpp.
+  std::string restore_poisoned(RobotEntry& robot, int64_t cycle);
   // After a step: the periodic save when its cycle is due (save_every_cycles).
   void after_step(RobotEntry& robot);
 
@@ -146,6 +155,9 @@ class RobotRegistry {
   void refuse_waiting(RobotEntry& robot, int code, const std::string& why);
   void start_recording(RobotEntry& robot);
   bool queue_save(RobotEntry& robot, bool final_save);
+  // Loads robot.load_path on the loader thread (after any write of robot.file lands); the
+  // result comes back through callbacks_.loaded. False when the loader has stopped.
+  bool post_load(const RobotEntry& robot);
 
   BrainEngine& engine_;
   const WorkerOptions& options_;

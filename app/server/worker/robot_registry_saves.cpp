@@ -64,6 +64,17 @@ void RobotRegistry::loaded(LoadedBrain& job) {
       job.error = e.what();
     }
   }
+  if (!robot.slot && job.other_config) {
+    // Not corrupt: kept where it is, never moved aside nor overwritten (no save at release).
+    const std::string why = "its saved brain " + job.error +
+                            ": refused, the save is kept as it is (run the save's setting to "
+                            "resume this robot, or move the file away to start it fresh)";
+    stats_.error(kCodePersistenceLoad, robot.view.key,
+                 "saved state " + robot.load_path + ": " + why);
+    refuse_waiting(robot, kCodePersistenceLoad, why);
+    release(job.entry, /*save=*/false);
+    return;
+  }
   if (!robot.slot && !job.missing) {
     std::string fate;
     if (robot.legacy_file) {

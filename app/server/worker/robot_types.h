@@ -62,6 +62,10 @@ struct StepResult {
   bool ok = false;            // false: brain failed, motors are zeros
   std::vector<float> motors;  // M values, finite, in [-1, 1]
   int64_t cycle = 0;
+  // Non-zero: the robot is answered with this error (a binary robot's safe stop, a JSON
+  // robot's error object) instead of its motors; `error` says why (kCodeBrainStateNotFinite).
+  int code = 0;
+  std::string error;
 };
 
 // One robot as the monitor sees it.

@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (Catch2 through CTest).
+# Sets up, builds and runs every test (Catch2 through CTest), then lists the tests that did not
+# run and why (scripts/skipped_tests.py, from ctest's JUnit report) and repeats ctest's summary
+# line ("N% tests passed, N tests failed out of N") as the last line, where CI reads it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 cd build
-ctest --output-on-failure --no-tests=error -j1 "$@"
+ctest_output=$(mktemp -t fieldbrain-ctest.XXXXXX)
+junit=$(mktemp -t fieldbrain-ctest-junit.XXXXXX)
+trap 'rm -f "$ctest_output" "$junit"' EXIT
+status=0
+ctest --output-on-failure --no-tests=error -j1 --output-junit "$junit" "$@" 2>&1 |
+  tee "$ctest_output" || status=$?
+echo
+python3 ../scripts/skipped_tests.py "$junit" || true
+grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$ctest_output" | tail -1 || true
+exit "$status"

@@ -6,8 +6,8 @@ usage: /usr/bin/python3 scripts/ops/field_step_parity.py LIBRARY [--quick]
 
 One step on fresh inputs (R = 16 and 32, B = 1 and 4, with and without an error field, with
 and without the squash) and a chain of steps fed back into itself. Prints one line per case
-and exits 1 when any max abs difference exceeds 1e-4 (or a case does not exercise what it
-claims to).
+and exits 1 when a max abs difference exceeds its tolerance (below) or a case does not exercise
+what it claims to.
 """
 import argparse
 import math
@@ -20,7 +20,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 import fieldbrain_ref  # noqa: E402
 
-TOLERANCE = 1e-4
+# Set from what was measured (Debian 12, LibTorch 1.13, every variant: avx512, avx2, default),
+# about twice the worst, so a change of the operator's arithmetic shows:
+# - one step: every element within 4.8e-7 (a few ulps), except one element of channel 56 at
+#   B=1 R=32 with an error field, 1.32e-5 off in every variant;
+STEP_TOLERANCE = 3e-5
+# - a chain of 40 steps fed back into itself: 2.2e-5 (avx512, avx2), 1.4e-6 (default); the
+#   differences of one step are inputs to the next and grow.
+CHAIN_TOLERANCE = 5e-5
 
 
 def make_inputs(B, R, seed, content_scale=1.0, has_ef=1):
@@ -66,9 +73,9 @@ def main():
     print(f"CPU kernel variant: {torch.ops.fieldbrain.field_step_cpu_isa()}")
     failures = 0
 
-    def report(name, diff, ok_extra=True, why=""):
+    def report(name, diff, tolerance, ok_extra=True, why=""):
         nonlocal failures
-        ok = diff <= TOLERANCE and ok_extra
+        ok = diff <= tolerance and ok_extra
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: max|op - python| = {diff:.3e} {why}")
 
@@ -82,7 +89,7 @@ def main():
                 cmax = ref[:, 0:48].abs().flatten(1).amax(1)
                 claimed = bool((cmax <= 1.0).all()) if squash else bool((cmax > 1.0).all())
                 report(f"step B={B} R={R} has_ef={has_ef} squash={squash}",
-                       (got - ref).abs().max().item(), claimed,
+                       (got - ref).abs().max().item(), STEP_TOLERANCE, claimed,
                        "" if claimed else "(squash case not exercised)")
 
     # A chain of steps, fed back, fresh noise each step, a content boost every 10 steps.
@@ -102,7 +109,7 @@ def main():
         ref = fieldbrain_ref.field_step(ref, noise, wave, ef, sc)
         fast = op(fast, noise, wave, ef, sc)
         worst = max(worst, (fast - ref).abs().max().item())
-    report(f"{steps} chained steps B={B} R={R}", worst)
+    report(f"{steps} chained steps B={B} R={R}", worst, CHAIN_TOLERANCE)
     return 1 if failures else 0
 
 

@@ -11,17 +11,25 @@
 // change of the numbers, with the reason in the commit).
 //
 // Bits are a property of a platform as well as of the code: the files carry the platform they
-// were pinned on (LibTorch, compiler, C library, the CPU kernels' instruction set), and on
-// another one the test says it is skipped instead of failing. Debian 13 (LibTorch 2.6, g++ 14,
-// glibc 2.41) gives other bits from the first fast cycle: other compilers contract other
-// multiply-adds, and other C libraries round expf/tanhf differently.
+// were pinned on (LibTorch, compiler, C library, the CPU kernels: fieldbrain's passes and
+// ATen's capability). One set per variant of fieldbrain's passes, in test/fixtures/cycle/<isa>/
+// (README.md there): avx512/ and avx2/. An AVX-512 machine runs the AVX2 set with
+// FIELDBRAIN_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 (the CTest variant in test/brain/CMakeLists.txt).
+// Where no set matches the platform the test is reported skipped with the reason. Debian 13
+// (LibTorch 2.6, g++ 14, glibc 2.41) gives other bits from the first fast cycle: other
+// compilers contract other multiply-adds, and other C libraries round expf/tanhf differently.
 #include "test/support/catch.h"
+#include "test/support/cpu_kernels.h"
+#include "test/support/skip.h"
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -83,8 +91,14 @@ torch::Tensor fixture_reward(int64_t n, int64_t B) {
   return t;
 }
 
+const char* const kIsaNames[] = {"default", "avx2", "avx512"};
+
+// The variant of fieldbrain's own passes: the fixture set's folder (avx512/, avx2/, ...).
+std::string fieldbrain_kernels() { return kIsaNames[static_cast<int>(ops::cpu::chosen_cpu_isa())]; }
+
 std::string cycle_fixture_path(const std::string& name) {
-  return std::string(FIELDBRAIN_SOURCE_DIR) + "/test/fixtures/cycle/" + name + ".txt";
+  return std::string(FIELDBRAIN_SOURCE_DIR) + "/test/fixtures/cycle/" + fieldbrain_kernels() +
+         "/" + name + ".txt";
 }
 
 // "key hex" lines, in key order.
@@ -97,6 +111,7 @@ std::map<std::string, std::string> read_digests(const std::string& path) {
 }
 
 void write_digests(const std::string& path, const std::map<std::string, std::string>& digests) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path);
   REQUIRE(out.good());
   for (const auto& [key, value] : digests) out << key << ' ' << value << '\n';
@@ -131,14 +146,12 @@ std::map<std::string, std::string> cycle_digests(const std::string& field_step, 
 
 // What else decides the bits: one word, no spaces.
 std::string platform_stamp() {
-  const char* isa[] = {"default", "avx2", "avx512"};
   std::string compiler = __VERSION__;
   for (char& ch : compiler) {
     if (ch == ' ') ch = '_';
   }
-  return fmt::format("libtorch-{}_gcc-{}_glibc-{}_isa-{}", TORCH_VERSION, compiler,
-                     gnu_get_libc_version(),
-                     isa[static_cast<int>(ops::cpu::chosen_cpu_isa())]);
+  return fmt::format("libtorch-{}_gcc-{}_glibc-{}_isa-{}_aten-{}", TORCH_VERSION, compiler,
+                     gnu_get_libc_version(), fieldbrain_kernels(), aten_cpu_kernels());
 }
 
 void check_against_fixture(const std::string& field_step, int64_t B) {
@@ -155,12 +168,16 @@ void check_against_fixture(const std::string& field_step, int64_t B) {
     WARN("wrote " << path);
     return;
   }
+  std::cout << "cycle fixture " << path << " on " << digests.at("platform") << std::endl;
+  if (!std::filesystem::exists(path)) {
+    FIELDBRAIN_SKIP("no cycle fixture for fieldbrain's " << fieldbrain_kernels() << " kernels ("
+                    << path << "; test/fixtures/cycle/README.md says how to record one)");
+  }
   const auto stored = read_digests(path);
   if (stored.count("platform") && stored.at("platform") != digests.at("platform")) {
-    WARN("SKIPPED: " << path << " was pinned on " << stored.at("platform") << ", this is "
-                     << digests.at("platform")
-                     << " (FIELDBRAIN_WRITE_FIXTURE=1 pins it here before a refactoring)");
-    return;
+    FIELDBRAIN_SKIP(path << " was pinned on " << stored.at("platform") << ", this is "
+                    << digests.at("platform")
+                    << " (FIELDBRAIN_WRITE_FIXTURE=1 pins it here before a refactoring)");
   }
   INFO("fixture " << path);
   REQUIRE(stored.size() > kCycles / kBlock);  // the motors' blocks and the buffers
@@ -174,6 +191,35 @@ void check_against_fixture(const std::string& field_step, int64_t B) {
 }
 
 }  // namespace
+
+// The kernels that pick the fixture set and stamp follow the variables that force lower ones:
+// without this, a forced run could compare with the wrong set, or skip unnoticed.
+TEST_CASE("the cycle fixtures' CPU kernels follow FIELDBRAIN_ISA and ATEN_CPU_CAPABILITY",
+          "[brain][fixture]") {
+  std::cout << "CPU kernels: fieldbrain " << fieldbrain_kernels() << ", ATen "
+            << aten_cpu_kernels() << " (" << aten_cpu_capability() << ")" << std::endl;
+  std::vector<std::string> runnable;
+  for (auto isa : ops::cpu::runnable_cpu_isas()) {
+    runnable.push_back(kIsaNames[static_cast<int>(isa)]);
+  }
+  const auto runs = [&](const std::string& isa) {
+    return std::find(runnable.begin(), runnable.end(), isa) != runnable.end();
+  };
+  const char* ours = std::getenv("FIELDBRAIN_ISA");
+  if (ours != nullptr && runs(ours)) {
+    CHECK(fieldbrain_kernels() == ours);  // forced, and this CPU runs it
+  } else if (ours == nullptr) {
+    CHECK(fieldbrain_kernels() == runnable.back());  // the widest this CPU runs
+  } else {
+    CHECK(fieldbrain_kernels() != ours);  // a variant this CPU cannot run is not chosen
+  }
+  const char* aten = std::getenv("ATEN_CPU_CAPABILITY");
+  if (aten != nullptr && (std::string(aten) == "default" || runs(aten))) {
+    CHECK(aten_cpu_kernels() == aten);
+  } else {
+    CHECK((aten_cpu_kernels() == "default" || runs(aten_cpu_kernels())));
+  }
+}
 
 TEST_CASE("200 reference cycles of one robot are bit-identical to the stored fixture",
           "[brain][fixture]") {

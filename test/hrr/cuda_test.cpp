@@ -3,6 +3,7 @@
 // digest that does not depend on the device.
 #include "test/support/catch.h"
 
+#include <cstdio>
 #include <functional>
 
 #include "hrr/algebra.h"
@@ -170,16 +171,21 @@ TEST_CASE("The device policy's crossover is measured on this machine", "[hrr][cu
     const DevicePolicy policy = DevicePolicy::calibrated(512, 64);
     CHECK(policy.choose(1 << 20) == torch::Device(torch::kCPU));
     CHECK_THROWS_WITH(measure_crossover(512, 64), Catch::Contains("no CUDA"));
-    WARN("SKIPPED [cuda] crossover measurement: no CUDA device (checked the CPU-only policy)");
-    return;
+    FIELDBRAIN_SKIP("[cuda] crossover measurement: no CUDA device (checked the CPU-only policy)");
   }
   const Crossover crossover = measure_crossover(1024, 4096);
   REQUIRE(crossover.points.size() == 13);  // 1, 2, ..., 4096
+  // What the measurement promises whatever the GPU's speed (which GPU wins is the bench's
+  // business, not a test's): the threshold is the start of the run of measured batches where
+  // CUDA was faster that reaches the largest batch; past the largest when CUDA never won there.
   for (const auto& p : crossover.points) {
-    INFO("batch " << p.batch);
+    std::printf("crossover batch %5lld: cpu %.3f ms, cuda %.3f ms\n",
+                static_cast<long long>(p.batch), p.cpu_ms, p.cuda_ms);
+    INFO("batch " << p.batch << " threshold " << crossover.gpu_batch_threshold);
     CHECK(p.cpu_ms > 0.0);
     CHECK(p.cuda_ms > 0.0);
     if (p.batch >= crossover.gpu_batch_threshold) CHECK(p.cuda_ms < p.cpu_ms);
+    if (p.batch * 2 == crossover.gpu_batch_threshold) CHECK(p.cuda_ms >= p.cpu_ms);
   }
   DevicePolicy policy;
   policy.gpu_batch_threshold = crossover.gpu_batch_threshold;

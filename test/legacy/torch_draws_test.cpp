@@ -5,8 +5,10 @@
 // scripts/legacy/make_draws_fixture.py). The per-element path of tensors with fewer than 16
 // values keeps a spare normal inside the generator between calls; these sequences cross it.
 // ATen's CPU capability changes the vectorised normal stream, so a test whose fixture was made
-// under another capability is skipped with a warning (see test/fixtures/legacy/README.md).
+// under another capability is skipped (test/support/skip.h) (see test/fixtures/legacy/README.md).
 #include "test/support/catch.h"
+#include "test/support/cpu_kernels.h"
+#include "test/support/skip.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Version.h>
@@ -23,20 +25,15 @@ using fieldbrain::legacy::read_npy;
 
 namespace {
 
-std::string capability() {
-  const std::string config = at::show_config();
-  const std::string key = "CPU capability usage: ";
-  const auto at = config.find(key);
-  if (at == std::string::npos) return "unknown";
-  return config.substr(at + key.size(), config.find('\n', at) - at - key.size());
-}
+std::string capability() { return fieldbrain::test::aten_cpu_capability(); }
 
-// true when this process's ATen capability is the fixture's; warns otherwise.
-bool same_capability(const std::string& fixture_capability) {
-  if (capability() == fixture_capability) return true;
-  WARN("skipped: ATen CPU capability " << capability() << ", the fixture was made with "
-                                       << fixture_capability << " (ATEN_CPU_CAPABILITY)");
-  return false;
+// Why a fixture made under `fixture_capability` cannot judge this process's draws, or "" when
+// it can (the same ATen CPU capability).
+std::string capability_mismatch(const std::string& fixture_capability) {
+  if (capability() == fixture_capability) return "";
+  return "ATen CPU capability " + capability() + ", the fixture was made with " +
+         fixture_capability + " (ATEN_CPU_CAPABILITY=" +
+         fieldbrain::test::lower_case(fixture_capability) + " runs it here)";
 }
 
 at::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
@@ -81,7 +78,8 @@ nlohmann::json read_json(const std::string& path) {
 TEST_CASE("LibTorch reproduces the pinned original's construction draws bit for bit", "[legacy]") {
   const auto f =
       fieldbrain::legacy::load_legacy_fixture(legacy_fixture_root() + "/r16_s24m4_construction");
-  if (!same_capability(f.meta.at("cpu_capability").get<std::string>())) return;
+  const std::string mismatch = capability_mismatch(f.meta.at("cpu_capability").get<std::string>());
+  if (!mismatch.empty()) FIELDBRAIN_SKIP(mismatch);
   const int64_t R = f.meta.at("R"), S = f.meta.at("S"), seed = f.meta.at("seed");
   const torch::Tensor field = read_npy(f.dir + "/field.npy");
   REQUIRE(field.sizes() == c10::IntArrayRef({R, R, R, 64}));
@@ -136,7 +134,8 @@ TEST_CASE("LibTorch reproduces Python torch's draw sequence of the original over
           "[legacy]") {
   const std::string dir = legacy_fixture_root() + "/torch_draws";
   const nlohmann::json cases = read_json(dir + "/cases.json");
-  if (!same_capability(cases.at("cpu_capability").get<std::string>())) return;
+  const std::string mismatch = capability_mismatch(cases.at("cpu_capability").get<std::string>());
+  if (!mismatch.empty()) FIELDBRAIN_SKIP(mismatch);
   REQUIRE(cases.at("cases").size() >= 4);
   for (const auto& c : cases.at("cases")) {
     const int64_t R = c.at("R"), S = c.at("S"), M = c.at("M"), n_waves = c.at("n_waves");

@@ -6,6 +6,7 @@
 
 #include <boost/asio.hpp>
 #include "test/support/catch.h"
+#include "test/support/skip.h"
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -133,8 +134,7 @@ TEST_CASE("deploy/fieldbrain.service passes systemd-analyze verify", "[operator]
   const std::string analyze = FIELDBRAIN_SYSTEMD_ANALYZE;
   if (analyze.empty() || !fs::exists(analyze)) {
     // scripts/setup.sh installs systemd; only a machine set up otherwise gets here.
-    std::printf("SKIPPED: systemd-analyze is not installed (Debian package systemd)\n");
-    return;
+    FIELDBRAIN_SKIP("systemd-analyze is not installed (Debian package systemd)");
   }
   // verify checks that ExecStart's program exists: point it at this build's server.
   const auto dir = fresh_dir("fieldbrain-unit");

@@ -3,6 +3,7 @@
 // on every step of every scenario. Each step is fed the inputs the original recorded for it,
 // so an error cannot hide behind the chaining.
 #include "test/support/catch.h"
+#include "test/support/skip.h"
 
 #include <cstdio>
 #include <functional>
@@ -165,8 +166,8 @@ TEST_CASE("the fused operator loaded in Python reproduces the original with ever
 TEST_CASE("on a CUDA device every field step reproduces the original on every golden step",
           "[parity][golden][cuda]") {
   if (!torch::cuda::is_available()) {
-    WARN("no CUDA device: the CUDA golden parity checks are skipped");
-    return;
+    FIELDBRAIN_SKIP("[cuda] golden parity on CUDA: no CUDA device (torch::cuda::is_available() "
+                    "is false)");
   }
   const torch::Device cuda(torch::kCUDA, 0);
   SECTION("reference") { check_every_step("reference", cuda, reference_step()); }

@@ -1,15 +1,16 @@
 // The devices a test runs an operation on, in the style torchvision tests its ops: the same
 // test body for every device, compared against the CPU. Shared by every suite with [cuda] tests.
 //
-// Catch2 v2 has no SKIP: a [cuda] test calls cuda_or_skip() first and returns when it says
-// false, after a WARN that names the test and the reason, so a run without a GPU shows each
-// skipped test in its output instead of passing silently.
+// A [cuda] test calls cuda_or_skip() first and returns when it says false: without a GPU it
+// reports the case skipped (test/support/skip.h: the marker CTest knows; on Catch2 v3 SKIP),
+// so a run without a GPU shows each skipped test as Skipped instead of passing silently.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "test/support/catch.h"
+#include "test/support/skip.h"
 #include <torch/torch.h>
 
 namespace fieldbrain::test {
@@ -19,8 +20,9 @@ inline bool cuda_present() { return torch::cuda::is_available(); }
 // true when a CUDA device is usable; otherwise reports `what` as skipped and returns false.
 inline bool cuda_or_skip(const std::string& what) {
   if (cuda_present()) return true;
-  WARN("SKIPPED [cuda] " << what << ": no CUDA device (torch::cuda::is_available() is false; "
-                         << "build with scripts/build.sh --cuda and run on a GPU)");
+  announce_skip("[cuda] " + what +
+                ": no CUDA device (torch::cuda::is_available() is false; build with "
+                "scripts/build.sh --cuda and run on a GPU)");
   return false;
 }
 

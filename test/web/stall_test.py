@@ -1,5 +1,6 @@
 """A WebSocket client that connects to the web monitor and never reads must not slow the
-robots: their cycle rate with it stays >= 80% of the rate without it, the server's memory
+robots: their cycle rate with it stays >= 80% of the rate without it (the median of 5 adjacent
+pairs of windows, so one window a busy machine starves does not decide), the server's memory
 stays bounded, and the server reports the updates the client lost.
 
     stall_test.py --bin build/bin --out build/test-output/web-stall
@@ -76,7 +77,7 @@ def main():
         # Each round measures a window with the stalled client and, right after it is gone,
         # one without: adjacent windows, so load from elsewhere on the machine falls on both
         # sides alike.
-        base, stalled, drops, rss = 0, 0, 0, []
+        base, stalled, drops, rss, ratios = 0, 0, 0, [], []
         for round_ in range(ROUNDS):
             client = stalled_client(stack.web_port, robot)
             # Measure only once the stall is complete: the kernel buffers and the bounded
@@ -93,6 +94,7 @@ def main():
             b = cycles_over(stack, WINDOW_S)
             stalled += s
             base += b
+            ratios.append(s / b if b > 0 else 0.0)
             print(f"round {round_ + 1}: {s} robot-cycles with the stalled client, {b} without "
                   f"(its queue overflowed {fill:.1f} s after it connected)")
 
@@ -107,8 +109,14 @@ def main():
               f"{growth} KiB more at most; updates the "
               f"stalled clients lost in those windows: {drops}")
         assert base_rate > 0, "the robots did not cycle"
-        assert stall_rate >= MIN_RATIO * base_rate, (
-            f"a stalled web client slowed the robots: {stall_rate:.1f} < {MIN_RATIO} x {base_rate:.1f}")
+        # Judged by the median round: load from elsewhere on a busy machine can starve one
+        # window of a pair; a stalled client that slowed the robots would slow every round.
+        median_ratio = sorted(ratios)[len(ratios) // 2]
+        print(f"per-round ratios: {', '.join(f'{r:.2f}' for r in ratios)}; median "
+              f"{median_ratio:.2f}")
+        assert median_ratio >= MIN_RATIO, (
+            f"a stalled web client slowed the robots: median round ratio {median_ratio:.2f} < "
+            f"{MIN_RATIO} (overall {stall_rate:.1f} vs {base_rate:.1f} robot-cycles/s)")
         assert growth <= RSS_GROWTH_LIMIT_KIB, f"server RSS grew {growth} KiB during the stall"
         assert drops > 0, "the stalled client stopped losing updates: was it really stalled?"
     finally:

@@ -20,7 +20,9 @@
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "brain/legacy/legacy_brain.h"
+#include "brain/legacy/legacy_cycle.h"
 #include "python/csrc/bindings.h"
+#include "python/csrc/legacy_state_views.h"
 #include "python/csrc/profile_brain.h"
 #include "python/csrc/python_values.h"
 
@@ -258,6 +260,10 @@ class LegacyCore {
   int64_t cycle() const { return brain_->cycle(); }
   torch::Tensor field() const { return brain_->field(); }
   py::object module() { return as_torch_module(legacy_module_tree(*brain_)); }
+  // Read-only copies of the topology regions' and the reward shaping's state, for comparing
+  // the port with the original part by part (legacy_state_views.h).
+  py::dict topology_regions() const { return legacy_topology_regions(saved_state()); }
+  py::dict reward_shaping() const { return legacy_reward_shaping(saved_state()); }
   void save(const std::string& path) const { brain_->save(path); }
   void load(const std::string& path) {
     check_save_exists(path);
@@ -275,8 +281,17 @@ class LegacyCore {
     o.seed = seed;
     return o;
   }
+  // The cycle's whole state as its save writes it, taken between cycles.
+  legacy::StateWriter saved_state() const {
+    legacy::StateWriter w;
+    py::gil_scoped_release no_gil;
+    std::lock_guard<std::mutex> lock(mutex_);
+    brain_->cycle_state().save(w);
+    return w;
+  }
+
   legacy::LegacyBrain brain_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace
@@ -392,6 +407,8 @@ void bind_brain(py::module& m) {
       .def_property_readonly("cycle", &LegacyCore::cycle)
       .def_property_readonly("field", &LegacyCore::field)
       .def_property_readonly("module", &LegacyCore::module)
+      .def("topology_regions", &LegacyCore::topology_regions)
+      .def("reward_shaping", &LegacyCore::reward_shaping)
       .def("save", &LegacyCore::save, py::arg("path"))
       .def("load", &LegacyCore::load, py::arg("path"));
 }

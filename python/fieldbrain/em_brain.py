@@ -25,6 +25,7 @@ the brain runs on the CPU whatever `device` says.
 """
 
 import time as _time
+import types as _types
 
 from . import _C
 
@@ -73,15 +74,31 @@ class _FieldDynamicsView:
 
 
 class _TopologyView:
-    """topology_region_system.regions: as many entries as the port's region count."""
+    """topology_region_system.regions: region ID -> the region's fields as attributes, named as
+    the original's TopologyRegion's (a copy; UnifiedFieldBrain.topology_regions_state())."""
 
     def __init__(self, brain):
         self._brain = brain
 
     @property
     def regions(self):
-        n = self._brain._core.brain_state()["topology_regions"]
-        return {f"region_{i}": None for i in range(n)}
+        return {r["region_id"]: _types.SimpleNamespace(**r)
+                for r in self._brain.topology_regions_state()["regions"]}
+
+
+class _ShaperView:
+    """topology_shaper.attractors / reward_history (copies; reward_shaping_state())."""
+
+    def __init__(self, brain):
+        self._brain = brain
+
+    @property
+    def attractors(self):
+        return self._brain.reward_shaping_state()["attractors"]
+
+    @property
+    def reward_history(self):
+        return self._brain.reward_shaping_state()["reward_history"]
 
 
 class UnifiedFieldBrain:
@@ -102,6 +119,7 @@ class UnifiedFieldBrain:
         self._last_cycle_time = 0.0
         self.field_dynamics = _FieldDynamicsView(self)
         self.topology_region_system = _TopologyView(self)
+        self.topology_shaper = _ShaperView(self)
         self.device = "cpu"
         self.use_strategic_planning = True
         self.use_active_vision = True
@@ -131,6 +149,25 @@ class UnifiedFieldBrain:
         submodules "field_dynamics" (wave_vectors) and "hierarchy" (the four timescales'
         weights, named as the original's hierarchical predictor's)."""
         return self._core.module
+
+    def topology_regions_state(self):
+        """The topology regions as the port keeps them, under the original's names (copies):
+        {"regions": [per region, in the original's dict order: region_id, spatial_center,
+        feature_center, activation_pattern (tensor), mean_activation, stability, coherence,
+        discovery_time, last_activation, activation_count, total_strength, importance,
+        consolidation_level, associated_regions, causal_predecessors, causal_successors,
+        abstraction_level, is_sensory_predictive, sensor_indices, prediction_errors (the
+        "error" of each sensory_prediction_history entry), prediction_confidence,
+        prediction_momentum (tensor or None), motor_sequence, behavioral_monotony],
+        "region_count", "discovery_count", "activation_history": [(time, id, strength)],
+        "last_cleanup_time"}."""
+        return self._core.topology_regions()
+
+    def reward_shaping_state(self):
+        """The reward shaping as the port keeps it (copies): {"attractors": [{"pattern",
+        "strength", "valence", "age"}, oldest first], "reward_history": [...],
+        "last_reward_signal": the reward the last cycle read}."""
+        return self._core.reward_shaping()
 
     def _now(self):
         if self._clock == "wall":

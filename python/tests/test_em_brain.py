@@ -69,3 +69,59 @@ def test_field_dynamics_read_outs_follow_the_cycles():
     props = brain.field_dynamics.get_emergent_properties()
     assert 0 <= props["smoothed_confidence"] <= 1
     assert brain.unified_field.shape == (8, 8, 8, 64)
+
+
+def test_the_reward_shaping_read_out_holds_the_rewards_above_the_threshold_as_attractors():
+    # The original's rule: a reward with |r| > 0.1 becomes an attractor (strength |r|, valence
+    # its sign, aged once by the same cycle's evolution and once per later cycle) and enters the
+    # reward history; at most 20 attractors live, the oldest go first.
+    brain = UnifiedFieldBrain(sensory_dim=6, motor_dim=3, spatial_resolution=8)
+    pattern = [0.8, 0.05, -0.5, 0.3, -0.1, 0.0]  # 0.05, -0.1 and 0 stay below the threshold
+    rewards = [pattern[n % len(pattern)] for n in range(45)]
+    for x, r in zip(sensor_stream(45).tolist(), rewards):
+        brain.process_robot_cycle(x + [r])
+    state = brain.reward_shaping_state()
+    rewarded = [(n, r) for n, r in enumerate(rewards) if abs(r) > 0.1]
+    assert state["reward_history"] == [r for _, r in rewarded]
+    assert state["last_reward_signal"] == rewards[-1]
+    live = rewarded[-20:]
+    assert [(a["strength"], a["valence"], a["age"]) for a in state["attractors"]] == \
+        [(abs(r), 1.0 if r > 0 else -1.0, len(rewards) - n) for n, r in live]
+    assert all(a["pattern"].shape == (8, 8, 8, 64) for a in state["attractors"])
+    assert brain.topology_shaper.reward_history == state["reward_history"]
+
+
+def test_the_topology_regions_read_out_names_each_region_as_the_original_does():
+    brain = UnifiedFieldBrain(sensory_dim=6, motor_dim=3, spatial_resolution=8)
+    for x in sensor_stream(12).tolist():
+        brain.process_robot_cycle(x)
+    state = brain.topology_regions_state()
+    regions = state["regions"]
+    assert regions, "12 cycles detect regions (cycles 0, 5 and 10)"
+    ids = [r["region_id"] for r in regions]
+    assert ids == [f"region_{k}" for k in range(len(ids))]  # numbered as found, none removed
+    assert state["region_count"] == state["discovery_count"] == len(ids)
+    assert list(brain.topology_region_system.regions) == ids
+    for r in regions:
+        assert all(0 <= c < 8 for c in r["spatial_center"]) and 0 <= r["feature_center"] < 64
+        assert r["discovery_time"] in (1000.0, 1000.25, 1000.5)  # the detecting cycles' clock
+        assert all(0 <= s < 6 for s in r["sensor_indices"])
+        assert r["activation_pattern"].dim() == 3
+    # each activation is recorded with the clock of its cycle and a region that exists
+    assert {h[1] for h in state["activation_history"]} <= set(ids)
+    assert {h[0] for h in state["activation_history"]} <= {1000.0, 1000.25, 1000.5}
+
+
+def test_the_read_outs_are_copies_that_leave_the_brain_untouched():
+    brain = UnifiedFieldBrain(sensory_dim=6, motor_dim=3, spatial_resolution=8)
+    for x in sensor_stream(6).tolist():
+        brain.process_robot_cycle(x + [0.9])
+    field = brain.unified_field.clone()
+    shaping, regions = brain.reward_shaping_state(), brain.topology_regions_state()
+    attractor = shaping["attractors"][0]["pattern"].clone()
+    region = regions["regions"][0]["activation_pattern"].clone()
+    shaping["attractors"][0]["pattern"].add_(1.0)
+    regions["regions"][0]["activation_pattern"].zero_()
+    assert torch.equal(brain.reward_shaping_state()["attractors"][0]["pattern"], attractor)
+    assert torch.equal(brain.topology_regions_state()["regions"][0]["activation_pattern"], region)
+    assert torch.equal(brain.unified_field, field)

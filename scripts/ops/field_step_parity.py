@@ -25,9 +25,11 @@ import fieldbrain_ref  # noqa: E402
 # - one step: every element within 4.8e-7 (a few ulps), except one element of channel 56 at
 #   B=1 R=32 with an error field, 1.32e-5 off in every variant;
 STEP_TOLERANCE = 3e-5
-# - a chain of 40 steps fed back into itself: 2.2e-5 (avx512, avx2), 1.4e-6 (default); the
-#   differences of one step are inputs to the next and grow.
-CHAIN_TOLERANCE = 5e-5
+# - a chain of 40 steps fed back into itself: 2.2e-5 (avx512, avx2), 1.4e-6 (default) under
+#   LibTorch 1.13, and 5.6e-5 (avx512) under Debian 13's torch 2.6, whose ATen kernels the
+#   Python reference runs on; the differences of one step are inputs to the next and grow, so
+#   the chain keeps 1e-4 (under 2x the worst measured).
+CHAIN_TOLERANCE = 1e-4
 
 
 def make_inputs(B, R, seed, content_scale=1.0, has_ef=1):

@@ -353,8 +353,15 @@ run_cuda_tests() {  # after build_cuda
   in_root "$cuda_root" 'cd /build && LD_LIBRARY_PATH=/build/cudnn-stub bin/fieldbrain-tests-ops "[cuda]"' \
     >"$logs/cuda-tests.log" 2>&1 || status=$?
   end "[cuda] test binary run"
-  skipped=$(grep -c 'SKIPPED \[cuda\]' "$logs/cuda-tests.log" || true)
+  # test/support/skip.h prints the marker at the start of a line once per skipped case.
+  skipped=$(grep -c '^FIELDBRAIN-SKIPPED: \[cuda\]' "$logs/cuda-tests.log" || true)
   tail -3 "$logs/cuda-tests.log"
+  # Catch2 v3 exits 4 when every case it ran was skipped (SKIP): the expected outcome here, as
+  # long as the summary names no failure.
+  if [ "$status" = 4 ] && [ "$skipped" -gt 0 ] &&
+     ! tail -3 "$logs/cuda-tests.log" | grep -q 'failed'; then
+    status=0
+  fi
   if [ "$status" != 0 ]; then
     echo "test-stacks: the [cuda] test binary failed (log: $logs/cuda-tests.log)" >&2
     exit 1

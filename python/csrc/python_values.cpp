@@ -59,12 +59,12 @@ py::object to_python(const nlohmann::json& j) {
     case nlohmann::json::value_t::array: {
       py::list out;
       for (const auto& v : j) out.append(to_python(v));
-      return std::move(out);
+      return py::object(std::move(out));
     }
     case nlohmann::json::value_t::object: {
       py::dict out;
       for (const auto& [k, v] : j.items()) out[py::str(k)] = to_python(v);
-      return std::move(out);
+      return py::object(std::move(out));
     }
     default:
       return py::none();

@@ -29,16 +29,8 @@ torch.set_num_threads(1)
 import fieldbrain  # noqa: E402
 
 
-def time_python(brain, x, n):
-    step = brain.step
-    t0 = time.thread_time()
-    for _ in range(n):
-        step(x)
-    return time.thread_time() - t0
-
-
-def time_binding(brain, x, n):
-    call = brain._step_without_cycle
+def time_calls(call, x, n):
+    """CPU seconds of n calls of call(x) on this thread."""
     t0 = time.thread_time()
     for _ in range(n):
         call(x)
@@ -55,9 +47,10 @@ def measure(profile, field_step, R, S, M, cycles, rounds, numpy_input):
     cpp, py = [], []
     for _ in range(rounds):
         cpp.append(brain._time_native(x, cycles) / cycles * 1e6)
-        py.append(time_python(brain, xin, cycles) / cycles * 1e6)
+        py.append(time_calls(brain.step, xin, cycles) / cycles * 1e6)
     over = [p - c for p, c in zip(py, cpp)]
-    binding = [time_binding(brain, xin, 20000) / 20000 * 1e6 for _ in range(rounds)]
+    binding = [time_calls(brain._step_without_cycle, xin, 20000) / 20000 * 1e6
+               for _ in range(rounds)]
     return {"profile": profile, "field_step": field_step if profile != "legacy" else "-",
             "input": "numpy" if numpy_input else "torch", "R": R,
             "cpp_us": statistics.median(cpp), "python_us": statistics.median(py),

@@ -8,6 +8,7 @@
 #include "brain/field_brain.h"
 #include "brain/persistence.h"
 #include "test/brain/brain_state.h"
+#include "test/support/old_release_saves.h"
 
 namespace fieldbrain::test {
 
@@ -79,8 +80,10 @@ TEST_CASE("A version-4 save holds its profile, the noise key (seed, cycle) and n
   std::filesystem::remove(path);
 }
 
-// A version-2 file as the previous release wrote it: the same tensors, no noise key, one
-// mt19937 generator state per robot (its size, 5056 bytes), meta version 2.
+// A version-2 file made from today's state (the same tensors, no noise key, one mt19937
+// generator state per robot of 5056 bytes, meta version 2): it shows that the migrated brain
+// continues exactly like the one that saved it. The files the old releases wrote themselves
+// are loaded by the "[old-saves]" tests at the end of this file.
 void write_version_2(const FieldBrainImpl& brain, const std::string& path, uint64_t saved_seed) {
   ArchiveContents old = brain.archive_contents();
   old.tensors.erase("state.noise_key");
@@ -178,6 +181,120 @@ TEST_CASE("A save of the legacy profile is refused with the profile named",
   CHECK_THROWS_WITH(fresh->load(path), Catch::Contains("\"legacy\" profile"));
   CHECK(first_difference(before, snapshot(*fresh)).empty());
   std::filesystem::remove(path);
+}
+
+// Saves written by the releases that wrote versions 1, 2 and 3 (test/fixtures/saves/README.md,
+// scripts/make_old_saves.sh). Beside each, the old release recorded what it held when it saved
+// (brain-v<N>.json): the expected values come from that release, not from today's code.
+namespace {
+
+struct OldBrain {
+  int version;
+  nlohmann::json sidecar;
+  BrainConfig config;  // the saved shape, and another seed: what the load keeps comes from the file
+  std::vector<uint64_t> keys;
+  std::string path;
+};
+
+OldBrain old_brain(int version, uint64_t seed_offset = 1) {
+  OldBrain old;
+  old.version = version;
+  old.sidecar = old_save_sidecar("brain-v" + std::to_string(version) + ".json");
+  const nlohmann::json& c = old.sidecar.at("config");
+  old.config = small_config(c.at("resolution").get<int64_t>(), c.at("sensory_dim").get<int64_t>(),
+                            c.at("motor_dim").get<int64_t>());
+  old.config.attractor_capacity = c.at("attractor_capacity").get<int64_t>();
+  old.config.seed = c.at("seed").get<uint64_t>() + seed_offset;
+  old.keys = old.sidecar.at("robot_keys").get<std::vector<uint64_t>>();
+  old.path = old_save_path(old.sidecar.at("file").get<std::string>());
+  return old;
+}
+
+}  // namespace
+
+TEST_CASE("Brains saved by the releases that wrote versions 1, 2 and 3 load with every buffer as "
+          "that release held it",
+          "[brain][persistence][old-saves]") {
+  for (const int version : old_brain_versions()) {
+    CAPTURE(version);
+    const OldBrain old = old_brain(version);
+    auto brain = make_brain(old.config, old.keys);
+    brain->load(old.path);
+    CHECK(brain->loaded_archive_version() == version);
+    CHECK(brain->cycle() == old.sidecar.at("cycles").get<int64_t>());
+    const auto now = snapshot(*brain);
+    const nlohmann::json& saved = old.sidecar.at("buffers");
+    for (const auto& [name, entry] : saved.items()) {
+      CAPTURE(name);
+      REQUIRE(now.count(name) == 1);
+      // The bank with its empty slots zeroed, as snapshot() reads it; the old release held one
+      // live slot of two (version 2 and later saved only that one).
+      const bool bank = name == "attractors.bank";
+      if (bank) CHECK(entry.at("live_slots") == 1);
+      CHECK(matches_sidecar(now.at(name), entry, bank ? "live_slots_sha256" : "sha256"));
+    }
+    // Today's brain holds nothing the old file lacks, except the noise key of version 3.
+    std::vector<std::string> unsaved;
+    for (const auto& [name, t] : now) {
+      if (!saved.contains(name)) unsaved.push_back(name);
+    }
+    CHECK(unsaved == (version < 3 ? std::vector<std::string>{"noise_key"}
+                                  : std::vector<std::string>{}));
+  }
+}
+
+TEST_CASE("A version-1 or version-2 brain from its old release gets the noise key that a brain "
+          "born with the saved seed has at the saved cycle",
+          "[brain][persistence][old-saves][philox]") {
+  for (const int version : {1, 2}) {
+    CAPTURE(version);
+    const OldBrain old = old_brain(version);
+    auto loaded = make_brain(old.config, old.keys);
+    loaded->load(old.path);
+    // Independent of the loader: a brain of this release born with the saved seed and run for
+    // as many cycles (docs/robots.md "Save versions": the noise continues on the streams of the
+    // seed the robot was born with, from the saved cycle).
+    BrainConfig born = old.config;
+    born.seed = old.sidecar.at("config").at("seed").get<uint64_t>();
+    auto fresh = make_brain(born, old.keys);
+    const int64_t S = born.sensory_dim;
+    for (int64_t i = 0; i < old.sidecar.at("cycles").get<int64_t>(); ++i)
+      fresh->step(test_sensors(i, old.keys, S), test_reward(i, old.keys));
+    CHECK(torch::equal(buffer(*loaded, "noise_key"), buffer(*fresh, "noise_key")));
+  }
+}
+
+TEST_CASE("A brain from an old release runs on after the load whatever seed the running config "
+          "has, and its next save is version 4",
+          "[brain][persistence][old-saves][philox]") {
+  for (const int version : old_brain_versions()) {
+    CAPTURE(version);
+    const OldBrain one = old_brain(version, 1);
+    const OldBrain other = old_brain(version, 2);
+    auto a = make_brain(one.config, one.keys);
+    auto b = make_brain(other.config, other.keys);
+    a->load(one.path);
+    b->load(other.path);
+    const int64_t saved_cycles = one.sidecar.at("cycles").get<int64_t>();
+    for (int64_t i = saved_cycles; i < saved_cycles + 3; ++i) {
+      const auto s = test_sensors(i, one.keys, one.config.sensory_dim);
+      const auto r = test_reward(i, one.keys);
+      const torch::Tensor motors = a->step(s, r);
+      CHECK(torch::equal(motors, b->step(s, r)));
+      CHECK(motors.abs().max().item<float>() < 1.0f);  // finite and in (-1, 1)
+    }
+    CHECK(a->cycle() == saved_cycles + 3);
+    const auto path = temp_path("old-v" + std::to_string(version) + "-resaved.pt");
+    a->save(path);
+    const Archive resaved = load_archive(path);
+    CHECK(resaved.meta.at("version") == 4);
+    CHECK(resaved.meta.at("profile") == "fieldbrain");
+    auto c = make_brain(one.config, one.keys);
+    c->load(path);
+    CHECK(c->loaded_archive_version() == 4);
+    CHECK(first_difference(snapshot(*a), snapshot(*c)).empty());
+    std::filesystem::remove(path);
+  }
 }
 
 }  // namespace fieldbrain::test

@@ -1,5 +1,5 @@
 // Saved vocabularies and item memories: round trip, readable by Python's torch.load, and
-// refused when modified, bit-flipped or truncated.
+// refused when modified, bit-flipped or truncated; and the files old releases wrote.
 #include "hrr/persistence.h"
 
 #include "test/support/catch.h"
@@ -8,9 +8,11 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "brain/plain_pickle.h"
 #include "hrr/random_vectors.h"
 #include "test/hrr/test_support.h"
 #include "test/support/files.h"
+#include "test/support/old_release_saves.h"
 #include "test/support/pickle_archive.h"
 
 using namespace fieldbrain::hrr;
@@ -153,5 +155,63 @@ TEST_CASE("a modified, bit-flipped or truncated file is refused with a clear err
   SECTION("the wrong kind of file, or no file") {
     CHECK_THROWS_WITH(load_item_memory(path), Catch::Contains("format is not"));
     CHECK_THROWS_WITH(load_vocabulary(dir.file("missing.pt")), Catch::Contains("cannot open"));
+  }
+}
+
+// Files written by the releases that wrote each brain format (test/fixtures/saves/,
+// scripts/make_old_saves.sh): v1 by the last release that wrote torch::pickle_save's
+// type-tagged dicts, v2 and v3 by later ones (plain dicts). The expected names, vectors and
+// options are what the old release recorded beside them (hrr-v<N>.json), not what today's
+// code writes.
+TEST_CASE("Vocabularies and item memories saved by old releases load with their digests verified "
+          "and their vectors as saved",
+          "[hrr][old-saves]") {
+  using fieldbrain::test::matches_sidecar;
+  for (const int version : fieldbrain::test::old_brain_versions()) {
+    CAPTURE(version);
+    const nlohmann::json sidecar =
+        fieldbrain::test::old_save_sidecar("hrr-v" + std::to_string(version) + ".json");
+    const nlohmann::json& v = sidecar.at("vocabulary");
+    Vocabulary vocabulary =
+        load_vocabulary(fieldbrain::test::old_save_path(v.at("file").get<std::string>()));
+    CHECK(vocabulary->names() == v.at("names").get<std::vector<std::string>>());
+    CHECK(matches_sidecar(vocabulary->vectors(), v.at("vectors")));
+    CHECK(std::to_string(vocabulary->options().seed()) == v.at("seed").get<std::string>());
+    CHECK(vocabulary->options().unitary() == v.at("unitary").get<bool>());
+    // A name the old release derived after saving is derived the same way from the loaded file.
+    const nlohmann::json& derived = v.at("derived_after_load");
+    CHECK(matches_sidecar(vocabulary->get(derived.at("name").get<std::string>()),
+                          derived.at("vector")));
+
+    const nlohmann::json& m = sidecar.at("item_memory");
+    const ItemMemory memory =
+        load_item_memory(fieldbrain::test::old_save_path(m.at("file").get<std::string>()));
+    CHECK(memory->labels() == m.at("labels").get<std::vector<std::string>>());
+    CHECK(matches_sidecar(memory->vectors(), m.at("vectors")));
+    CHECK(memory->options().threshold() == m.at("threshold").get<double>());
+    CHECK(memory->options().similarity() == SimilarityKind::kDot);
+  }
+}
+
+TEST_CASE("An old release's vocabulary changed consistently inside its archive fails its SHA-256",
+          "[hrr][old-saves]") {
+  ScratchDir dir;
+  const std::string path = dir.file("changed.pt");
+  for (const int version : fieldbrain::test::old_brain_versions()) {
+    CAPTURE(version);
+    const std::vector<char> original = file_bytes(
+        fieldbrain::test::old_save_path("vocabulary-v" + std::to_string(version) + ".pt"));
+    torch::IValue content = torch::pickle_load(original);
+    auto dict = content.toGenericDict();
+    torch::Tensor vectors = dict.at("vectors").toTensor().clone();
+    vectors[2][7] += 1e-3;
+    dict.insert_or_assign("vectors", vectors);
+    // Written back in the dialect the release used: type-tagged for v1, plain dicts after.
+    if (version == 1) {
+      write_file(path, torch::pickle_save(content));
+    } else {
+      write_file(path, fieldbrain::pickle_save_plain(content));
+    }
+    CHECK_THROWS_WITH(load_vocabulary(path), Catch::Contains("SHA-256 integrity check failed"));
   }
 }

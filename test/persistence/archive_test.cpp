@@ -16,6 +16,7 @@
 #include "brain/plain_pickle.h"
 #include "test/support/files.h"
 #include "test/support/forged_archive.h"
+#include "test/support/old_release_saves.h"
 #include "test/support/pickle_archive.h"
 
 namespace fs = std::filesystem;
@@ -133,6 +134,68 @@ TEST_CASE("A version 1 archive still loads and an unknown version is refused by 
     write_file(dir / "v7.pt", fieldbrain::pickle_save_plain(archive_dict(
                                   7, fieldbrain::archive_digest(tensors, meta_dump, 7))));
     CHECK_THAT(load_error(dir / "v7.pt"), Catch::Contains("version 7"));
+  }
+  fs::remove_all(dir);
+}
+
+// The brain saves that the releases writing brain versions 1, 2 and 3 wrote themselves
+// (test/fixtures/saves/): version 1 is also the last archive container of version 1
+// (type-tagged dicts, the v1 digest); versions 2 and 3 are container version 2.
+TEST_CASE("Archives written by old releases load with their checksums verified, here and in Python",
+          "[persistence][old-saves]") {
+  using fieldbrain::test::matches_sidecar;
+  std::string paths;
+  for (const int version : fieldbrain::test::old_brain_versions()) {
+    CAPTURE(version);
+    const nlohmann::json sidecar =
+        fieldbrain::test::old_save_sidecar("brain-v" + std::to_string(version) + ".json");
+    const std::string path = fieldbrain::test::old_save_path(sidecar.at("file").get<std::string>());
+    paths += " " + path;
+    const Archive a = load_archive(path);
+    CHECK(a.version == (version == 1 ? 1 : 2));
+    CHECK(a.meta.at("format") == "fieldbrain-brain");
+    CHECK(a.meta.at("version") == version);
+    CHECK(a.meta.at("robot_keys") == sidecar.at("robot_keys"));
+    // Versions 1 and 2 held one mt19937 generator state per robot; version 3 the noise key.
+    CHECK(a.tensors.count("generator.0") == (version < 3 ? 1u : 0u));
+    CHECK(a.tensors.count("state.noise_key") == (version < 3 ? 0u : 1u));
+    // Every saved buffer is the one the release held (version 1 saved the bank whole).
+    int checked = 0;
+    for (const auto& [name, entry] : sidecar.at("buffers").items()) {
+      const auto it = a.tensors.find("state." + name);
+      if (it == a.tensors.end()) continue;
+      CAPTURE(name);
+      CHECK(matches_sidecar(it->second, entry));
+      ++checked;
+    }
+    CHECK(checked == static_cast<int>(sidecar.at("buffers").size()) - (version == 1 ? 0 : 1));
+    if (version >= 2) CHECK(a.tensors.at("packed.attractors.bank.rows").size(0) == 1);
+  }
+  // Python's reading of the same files, with the digest computed independently in hashlib.
+  const std::string cmd = std::string(FIELDBRAIN_PYTHON) + " " + FIELDBRAIN_SOURCE_DIR +
+                          "/scripts/verify_archive.py" + paths;
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("An old release's archive with one changed tensor byte is refused by its checksum",
+          "[persistence][old-saves]") {
+  auto dir = temp_dir();
+  const auto bad = dir / "changed.pt";
+  for (const int version : fieldbrain::test::old_brain_versions()) {
+    CAPTURE(version);
+    const std::string path =
+        fieldbrain::test::old_save_path("brain-v" + std::to_string(version) + ".pt");
+    const std::string bytes = file_text(path);
+    // The field's bytes appear verbatim in the (uncompressed) zip: change one in its middle.
+    const torch::Tensor field = load_archive(path).tensors.at("state.field").contiguous();
+    const std::string raw(static_cast<const char*>(field.data_ptr()),
+                          field.numel() * field.element_size());
+    const auto at = bytes.find(raw);
+    REQUIRE(at != std::string::npos);
+    std::string changed = bytes;
+    changed[at + raw.size() / 2 + 1] ^= 0x01;
+    write_file(bad, changed);
+    CHECK_THAT(load_error(bad), Catch::Contains("checksum mismatch"));
   }
   fs::remove_all(dir);
 }

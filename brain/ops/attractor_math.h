@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
 
@@ -34,6 +35,23 @@ FIELDBRAIN_HOST_DEVICE double attractor_coefficient(double weight, double valenc
   const double gate = valence > 0 ? (1.0 + cosv) / 2.0 : (1.0 - cosv) / 2.0;
   return weight * gate;
 }
+
+// One call of fieldbrain::attractor_record_ / attractor_pull_ as their kernels take it
+// (brain/ops/attractor_pull.h): B robots, A slots, R^3 voxels per channel.
+struct AttractorRecordArgs {
+  float* bank = nullptr;          // [B,A,64,R,R,R]
+  const float* field = nullptr;   // [B,64,R,R,R]
+  const int64_t* slot = nullptr;  // [B], robot b's slot at slot[b * slot_stride]
+  int64_t slot_stride = 1;
+  int64_t batch = 0, slots = 0, resolution = 0;
+};
+struct AttractorPullArgs {
+  float* field = nullptr;          // [B,64,R,R,R]
+  const float* bank = nullptr;     // [B,A,64,R,R,R]
+  const float* weights = nullptr;  // [B,A,kAttractorWeightColumns]
+  double* workspace = nullptr;     // [B, attractor_workspace_width(A)]
+  int64_t batch = 0, slots = 0, resolution = 0;
+};
 
 }  // namespace ops
 }  // namespace fieldbrain

@@ -1,21 +1,16 @@
-// Schema of fieldbrain::attractor_record_ / attractor_pull_ (torchvision layout: schema here,
-// one kernel file per device under cpu/ and cuda/), their argument checks and C++ entry points.
+// Argument checks of fieldbrain::attractor_record_ / attractor_pull_
+// (brain/ops/attractor_pull.h): what their kernels on every device take.
 #include "brain/ops/attractor_pull.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
-
 #include "brain/ops/arg_check.h"
-#include "brain/ops/attractor_math.h"
-
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def("attractor_record_(Tensor(a!) bank, Tensor field, Tensor slot) -> ()");
-  m.def("attractor_pull_(Tensor(a!) field, Tensor bank, Tensor weights, Tensor(b!) workspace) -> ()");
-}
 
 namespace fieldbrain {
 namespace ops {
 namespace {
+
+struct AttractorShape {
+  int64_t batch, slots, resolution;
+};
 
 // field [B,64,R,R,R] and bank [B,A,64,R,R,R], contiguous float32, the same B and R.
 AttractorShape check_field_and_bank(ArgCheck& check, const at::Tensor& field,
@@ -33,40 +28,40 @@ AttractorShape check_field_and_bank(ArgCheck& check, const at::Tensor& field,
 
 }  // namespace
 
-AttractorShape check_attractor_record_args(const at::Tensor& bank, const at::Tensor& field,
-                                           const at::Tensor& slot, c10::DeviceType device) {
+AttractorRecordArgs AttractorRecord::prepare(c10::DeviceType device, at::Tensor& bank,
+                                             const at::Tensor& field, const at::Tensor& slot) {
   ArgCheck check("fieldbrain::attractor_record_", device);
   const auto shape = check_field_and_bank(check, field, bank);
   // The slot may be strided: a column of the fact table.
   check("slot", slot, {shape.batch}, at::kLong, ArgLayout::kStrided, "[B]");
-  return shape;
+  AttractorRecordArgs a;
+  a.bank = bank.data_ptr<float>();
+  a.field = field.data_ptr<float>();
+  a.slot = slot.data_ptr<int64_t>();
+  a.slot_stride = slot.stride(0);
+  a.batch = shape.batch;
+  a.slots = shape.slots;
+  a.resolution = shape.resolution;
+  return a;
 }
 
-AttractorShape check_attractor_pull_args(const at::Tensor& field, const at::Tensor& bank,
-                                         const at::Tensor& weights, const at::Tensor& workspace,
-                                         c10::DeviceType device) {
+AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& field,
+                                         const at::Tensor& bank, const at::Tensor& weights,
+                                         at::Tensor& workspace) {
   ArgCheck check("fieldbrain::attractor_pull_", device);
   const auto shape = check_field_and_bank(check, field, bank);
   check("weights", weights, {shape.batch, shape.slots, kAttractorWeightColumns});
   check("workspace", workspace,
         {shape.batch, attractor_workspace_width(static_cast<int>(shape.slots))}, at::kDouble);
-  return shape;
-}
-
-void attractor_record_(at::Tensor& bank, const at::Tensor& field, const at::Tensor& slot) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::attractor_record_", "")
-                             .typed<void(at::Tensor&, const at::Tensor&, const at::Tensor&)>();
-  op.call(bank, field, slot);
-}
-
-void attractor_pull_(at::Tensor& field, const at::Tensor& bank, const at::Tensor& weights,
-                     at::Tensor& workspace) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::attractor_pull_", "")
-          .typed<void(at::Tensor&, const at::Tensor&, const at::Tensor&, at::Tensor&)>();
-  op.call(field, bank, weights, workspace);
+  AttractorPullArgs a;
+  a.field = field.data_ptr<float>();
+  a.bank = bank.data_ptr<float>();
+  a.weights = weights.data_ptr<float>();
+  a.workspace = workspace.data_ptr<double>();
+  a.batch = shape.batch;
+  a.slots = shape.slots;
+  a.resolution = shape.resolution;
+  return a;
 }
 
 }  // namespace ops

@@ -1,24 +1,17 @@
-// Schema of fieldbrain::field_readout (torchvision layout: schema here, one kernel file per
-// device under cpu/ and cuda/), its argument checks, the allocating variant for every device at
-// once, and the C++ entry points of brain/ops/field_readout.h.
+// Argument checks of fieldbrain::field_readout_out (brain/ops/field_readout.h), what its
+// kernels on every device take, and the result of the allocating field_readout.
 #include "brain/ops/field_readout.h"
 
 #include <ATen/MemoryOverlap.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/empty.h>
-#include <torch/library.h>
 
 #include "brain/ops/arg_check.h"
 
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def("field_readout(Tensor field) -> Tensor");
-  m.def("field_readout_out(Tensor field, Tensor(a!) out) -> Tensor(a!)");
-  m.def("field_readout_cpu_isa() -> str", [] { return fieldbrain::ops::field_readout_cpu_isa(); });
-}
-
 namespace fieldbrain {
 namespace ops {
+namespace {
 
+// field must be [B,64,R,R,R] float32 on a device of type `device`, 4 <= R <= 1024; returns {B, R}.
 std::pair<int64_t, int64_t> check_field_readout_field(const at::Tensor& field,
                                                       c10::DeviceType device) {
   ArgCheck check("fieldbrain::field_readout", device);
@@ -45,36 +38,28 @@ void prepare_field_readout_out(at::Tensor& out, const at::Tensor& field) {
   at::assert_no_overlap(out, field);
 }
 
-namespace {
+}  // namespace
+
+FieldReadoutOut::Prepared FieldReadoutOut::prepare(c10::DeviceType device, const at::Tensor& field,
+                                                   at::Tensor& out) {
+  const auto [B, R] = check_field_readout_field(field, device);
+  Prepared p;
+  p.field_copy = field.contiguous();  // copies only a non-contiguous field
+  prepare_field_readout_out(out, p.field_copy);
+  p.field = p.field_copy.data_ptr<float>();
+  p.out = out.data_ptr<float>();
+  p.batch = B;
+  p.resolution = R;
+  return p;
+}
 
 // field_readout is a composite over field_readout_out, registered once for every device (as
 // field_step's allocating variants are); the field is checked before it sizes the result.
-at::Tensor field_readout_alloc(const at::Tensor& field) {
+at::Tensor FieldReadout::empty_result(const at::Tensor& field) {
   TORCH_CHECK(field.defined(), "fieldbrain::field_readout: field is undefined");
   const int64_t B = check_field_readout_field(field, field.device().type()).first;
-  at::Tensor out = at::empty({B, kReadoutWidth}, field.options());
-  return field_readout_out(field, out);
-}
-
-}  // namespace
-
-at::Tensor field_readout(const at::Tensor& field) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::field_readout", "")
-                             .typed<at::Tensor(const at::Tensor&)>();
-  return op.call(field);
-}
-
-at::Tensor& field_readout_out(const at::Tensor& field, at::Tensor& out) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::field_readout_out", "")
-                             .typed<at::Tensor&(const at::Tensor&, at::Tensor&)>();
-  return op.call(field, out);
+  return at::empty({B, kReadoutWidth}, field.options());
 }
 
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CompositeExplicitAutograd, m) {
-  m.impl("field_readout", TORCH_FN(fieldbrain::ops::field_readout_alloc));
-}

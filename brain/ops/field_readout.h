@@ -1,9 +1,7 @@
 // fieldbrain's fused read-out operator: every small statistic of the field that the end of the
 // cycle needs (docs/cycle.md steps 8-10: spatial pooling, next-input prediction, the motors'
 // face gradients), step 5's information terms and the telemetry's mean|F| / max|F|, from ONE
-// pass over the field. Registered with the dispatcher as
-//   fieldbrain::field_readout(Tensor field) -> Tensor
-//   fieldbrain::field_readout_out(Tensor field, Tensor(a!) out) -> Tensor(a!)
+// pass over the field: fieldbrain::field_readout and field_readout_out (the declarations below).
 // field [B,64,R,R,R] float32 (4 <= R <= 1024); returns [B, kReadoutWidth] float32 with the
 // layout of brain/ops/field_readout_layout.h. Means are accumulated in double from float
 // partial sums over at most one x-plane (a cell's share of it for the cell means); at R = 32
@@ -21,24 +19,34 @@
 #include <string>
 
 #include "brain/ops/field_readout_layout.h"
+#include "brain/ops/op_entry.h"
 
 namespace fieldbrain {
 namespace ops {
 
-at::Tensor field_readout(const at::Tensor& field);
-at::Tensor& field_readout_out(const at::Tensor& field, at::Tensor& out);
+// The declarations (brain/ops/op_entry.h): schema, C++ signature, checks.
+struct FieldReadoutOut {
+  static constexpr const char* kName = "field_readout_out";
+  static constexpr const char* kSchema =
+      "field_readout_out(Tensor field, Tensor(a!) out) -> Tensor(a!)";
+  using Signature = at::Tensor&(const at::Tensor&, at::Tensor&);
+  // The kernels' arguments, and the copy of a non-contiguous field they read.
+  struct Prepared : FieldReadoutArgs {
+    using Args = FieldReadoutArgs;
+    at::Tensor field_copy;
+  };
+  static Prepared prepare(c10::DeviceType device, const at::Tensor& field, at::Tensor& out);
+};
+struct FieldReadout : Allocating<FieldReadoutOut> {
+  static constexpr const char* kName = "field_readout";
+  static at::Tensor empty_result(const at::Tensor& field);
+};
+inline constexpr OpEntry<FieldReadout> field_readout{};
+inline constexpr OpEntry<FieldReadoutOut> field_readout_out{};
 
 // Instruction set the CPU read-out runs with ("avx512", "avx2" or "default"); FIELDBRAIN_ISA
 // caps it as for the field step.
 std::string field_readout_cpu_isa();
-
-// Argument checks shared by the kernels (throw c10::Error naming the argument): field must be
-// [B,64,R,R,R] float32 on a device of type `device`, 4 <= R <= 1024; returns {B, R}.
-std::pair<int64_t, int64_t> check_field_readout_field(const at::Tensor& field,
-                                                      c10::DeviceType device);
-// Resizes `out` to [B, kReadoutWidth] if needed and checks it is contiguous float32 on the
-// field's device, not overlapping it.
-void prepare_field_readout_out(at::Tensor& out, const at::Tensor& field);
 
 }  // namespace ops
 }  // namespace fieldbrain

@@ -56,5 +56,12 @@ static_assert(kReadoutWidth == kReadoutSummary + kSummaryCount, "the summary end
 inline constexpr int64_t readout_cell_lo(int64_t i, int64_t R) { return (i * R) / 4; }
 inline constexpr int64_t readout_cell_hi(int64_t i, int64_t R) { return ((i + 1) * R + 3) / 4; }
 
+// One call of fieldbrain::field_readout_out as its kernels take it (brain/ops/field_readout.h).
+struct FieldReadoutArgs {
+  const float* field = nullptr;  // [B,64,R,R,R], contiguous
+  float* out = nullptr;          // [B, kReadoutWidth]
+  int64_t batch = 0, resolution = 0;
+};
+
 }  // namespace ops
 }  // namespace fieldbrain

@@ -1,5 +1,5 @@
 // The arrays of one field-step call as raw pointers, shared by the CPU passes
-// (cpu/field_step_passes.h) and the CUDA launcher (cuda/field_step_cuda.h). Plain C++ with no
+// (cpu/field_step_passes.h) and the CUDA launcher (cuda/launchers.h). Plain C++ with no
 // LibTorch or CUDA headers, so nvcc compiles the kernels from it alone.
 #pragma once
 
@@ -18,6 +18,7 @@ struct FieldStepArrays {
   const float* ef = nullptr;       // [B,R,R,R]
   const float* scalars = nullptr;  // [B,8]
   float* out = nullptr;            // [B,64,R,R,R], must not overlap the inputs
+  float* workspace = nullptr;      // CUDA only: field_step_workspace_floats(B, R) floats
   int64_t batch = 0;
   int64_t resolution = 0;
 };

@@ -1,24 +1,9 @@
-// Schemas of fieldbrain::hierarchy_observe_, hierarchy_apply_ and error_field_update_
-// (torchvision layout: schema here, one kernel file per device under cpu/ and cuda/), their
-// argument checks and the C++ entry points of brain/ops/hierarchy_learn.h.
+// Argument checks of fieldbrain::hierarchy_observe_, hierarchy_apply_ and error_field_update_
+// (brain/ops/hierarchy_learn.h): what their kernels on every device take.
 #include "brain/ops/hierarchy_learn.h"
-
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
 
 #include "brain/ops/arg_check.h"
 #include "brain/ops/hierarchy_learn_math.h"
-
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def(
-      "hierarchy_observe_(Tensor field, Tensor sensors, Tensor facts, Tensor hpred, "
-      "Tensor(a!) hist, Tensor(b!) herr0, Tensor(c!) herr1, Tensor(d!) herr2, Tensor(e!) herr3, "
-      "Tensor(f!) W, Tensor(g!) pending) -> ()");
-  m.def("hierarchy_apply_(Tensor(a!) field, Tensor pending) -> ()");
-  m.def(
-      "error_field_update_(Tensor e, Tensor facts, Tensor(a!) ef, Tensor(b!) has_ef, "
-      "Tensor(c!) boost) -> ()");
-}
 
 namespace fieldbrain {
 namespace ops {
@@ -38,10 +23,13 @@ int64_t check_learn_field(ArgCheck& check, const at::Tensor& field, int64_t batc
 
 }  // namespace
 
-std::pair<int64_t, int64_t> check_hierarchy_observe_args(
-    const at::Tensor& field, const at::Tensor& sensors, const at::Tensor& facts,
-    const at::Tensor& hpred, const at::Tensor& hist, const at::Tensor* herr, const at::Tensor& W,
-    const at::Tensor& pending, c10::DeviceType device) {
+HierarchyObserveArgs HierarchyObserve::prepare(c10::DeviceType device, const at::Tensor& field,
+                                               const at::Tensor& sensors, const at::Tensor& facts,
+                                               const at::Tensor& hpred, const at::Tensor& hist,
+                                               const at::Tensor& herr0, const at::Tensor& herr1,
+                                               const at::Tensor& herr2, const at::Tensor& herr3,
+                                               const at::Tensor& W, const at::Tensor& pending) {
+  const at::Tensor* herr[4] = {&herr0, &herr1, &herr2, &herr3};
   ArgCheck check("fieldbrain::hierarchy_observe_", device);
   check.dims("sensors", sensors, 2, "[B,S]");
   const int64_t B = sensors.size(0), S = sensors.size(1);
@@ -52,15 +40,26 @@ std::pair<int64_t, int64_t> check_hierarchy_observe_args(
   check("hpred", hpred, {B, h::kTimescales, S});
   check("hist", hist, {B, h::kHistCapacity, S});
   const char* names[4] = {"herr0", "herr1", "herr2", "herr3"};
-  for (int k = 0; k < 4; ++k) check(names[k], herr[k], {B, h::kHerrCapacity});
+  for (int k = 0; k < 4; ++k) check(names[k], *herr[k], {B, h::kHerrCapacity});
   check("W", W, {B, h::kTimescales, h::kSites, S});
   check("pending", pending, {B, h::pending_width(S)});
-  return {B, S};
+  HierarchyObserveArgs a;
+  a.field = field.data_ptr<float>();
+  a.sensors = sensors.data_ptr<float>();
+  a.facts = facts.data_ptr<int64_t>();
+  a.hpred = hpred.data_ptr<float>();
+  a.hist = hist.data_ptr<float>();
+  for (int k = 0; k < 4; ++k) a.herr[k] = herr[k]->data_ptr<float>();
+  a.W = W.data_ptr<float>();
+  a.pending = pending.data_ptr<float>();
+  a.batch = B;
+  a.sensory_dim = S;
+  a.resolution = field.size(2);
+  return a;
 }
 
-std::pair<int64_t, int64_t> check_hierarchy_apply_args(const at::Tensor& field,
-                                                       const at::Tensor& pending,
-                                                       c10::DeviceType device) {
+HierarchyApplyArgs HierarchyApply::prepare(c10::DeviceType device, const at::Tensor& field,
+                                           const at::Tensor& pending) {
   ArgCheck check("fieldbrain::hierarchy_apply_", device);
   check.dims("pending", pending, 2, "[B, pending_width(S)]");
   TORCH_CHECK(pending.size(1) >= h::pending_width(1) &&
@@ -70,12 +69,18 @@ std::pair<int64_t, int64_t> check_hierarchy_apply_args(const at::Tensor& field,
   const int64_t B = pending.size(0);
   check("pending", pending, {B, pending.size(1)});
   const int64_t R = check_learn_field(check, field, B);
-  return {B, R};
+  HierarchyApplyArgs a;
+  a.field = field.data_ptr<float>();
+  a.pending = pending.data_ptr<float>();
+  a.batch = B;
+  a.resolution = R;
+  a.pending_width = pending.size(1);
+  return a;
 }
 
-std::pair<int64_t, int64_t> check_error_field_args(const at::Tensor& e, const at::Tensor& facts,
-                                                   const at::Tensor& ef, const at::Tensor& has_ef,
-                                                   const at::Tensor& boost, c10::DeviceType device) {
+ErrorFieldArgs ErrorFieldUpdate::prepare(c10::DeviceType device, const at::Tensor& e,
+                                         const at::Tensor& facts, const at::Tensor& ef,
+                                         const at::Tensor& has_ef, const at::Tensor& boost) {
   ArgCheck check("fieldbrain::error_field_update_", device);
   check.dims("e", e, 2, "[B,S]");
   const int64_t B = e.size(0);
@@ -88,37 +93,16 @@ std::pair<int64_t, int64_t> check_error_field_args(const at::Tensor& e, const at
   check("ef", ef, {B, R, R, R});
   check("has_ef", has_ef, {B});
   check("boost", boost, {B});
-  return {B, R};
-}
-
-void hierarchy_observe_(const at::Tensor& field, const at::Tensor& sensors, const at::Tensor& facts,
-                        const at::Tensor& hpred, const at::Tensor& hist, const at::Tensor& herr0,
-                        const at::Tensor& herr1, const at::Tensor& herr2, const at::Tensor& herr3,
-                        const at::Tensor& W, const at::Tensor& pending) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::hierarchy_observe_", "")
-          .typed<void(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      const at::Tensor&, const at::Tensor&, const at::Tensor&)>();
-  op.call(field, sensors, facts, hpred, hist, herr0, herr1, herr2, herr3, W, pending);
-}
-
-void hierarchy_apply_(const at::Tensor& field, const at::Tensor& pending) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::hierarchy_apply_", "")
-                             .typed<void(const at::Tensor&, const at::Tensor&)>();
-  op.call(field, pending);
-}
-
-void error_field_update_(const at::Tensor& e, const at::Tensor& facts, const at::Tensor& ef,
-                         const at::Tensor& has_ef, const at::Tensor& boost) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::error_field_update_", "")
-          .typed<void(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      const at::Tensor&)>();
-  op.call(e, facts, ef, has_ef, boost);
+  ErrorFieldArgs a;
+  a.e = e.data_ptr<float>();
+  a.facts = facts.data_ptr<int64_t>();
+  a.ef = ef.data_ptr<float>();
+  a.has_ef = has_ef.data_ptr<float>();
+  a.boost = boost.data_ptr<float>();
+  a.batch = B;
+  a.sensory_dim = e.size(1);
+  a.resolution = R;
+  return a;
 }
 
 }  // namespace ops

@@ -184,5 +184,32 @@ FIELDBRAIN_HOST_DEVICE float error_boost(float mean_abs) {
 }
 
 }  // namespace hierarchy
+
+// One call of each hierarchy operator as its kernels take it (brain/ops/hierarchy_learn.h).
+struct HierarchyObserveArgs {
+  const float* field = nullptr;    // [B,64,R,R,R]
+  const float* sensors = nullptr;  // [B,S]
+  const int64_t* facts = nullptr;  // [B,kFactColumns]
+  const float* hpred = nullptr;    // [B,4,S]
+  float* hist = nullptr;           // [B,1000,S]
+  float* herr[4] = {nullptr, nullptr, nullptr, nullptr};  // [B,50] each
+  float* W = nullptr;              // [B,4,16,S]
+  float* pending = nullptr;        // [B, pending_width(S)]
+  int64_t batch = 0, sensory_dim = 0, resolution = 0;
+};
+struct HierarchyApplyArgs {
+  float* field = nullptr;          // [B,64,R,R,R]
+  const float* pending = nullptr;  // [B, pending_width]
+  int64_t batch = 0, resolution = 0, pending_width = 0;
+};
+struct ErrorFieldArgs {
+  const float* e = nullptr;        // [B,S]
+  const int64_t* facts = nullptr;  // [B,kFactColumns]
+  float* ef = nullptr;             // [B,R,R,R]
+  float* has_ef = nullptr;         // [B]
+  float* boost = nullptr;          // [B]
+  int64_t batch = 0, sensory_dim = 0, resolution = 0;
+};
+
 }  // namespace ops
 }  // namespace fieldbrain

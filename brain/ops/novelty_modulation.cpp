@@ -1,30 +1,18 @@
-// Schema of fieldbrain::novelty_modulation_ (torchvision layout: schema here, one kernel file per
-// device under cpu/ and cuda/), its argument checks and the C++ entry point of
-// brain/ops/novelty_modulation.h.
+// Argument checks of fieldbrain::novelty_modulation_ (brain/ops/novelty_modulation.h): what its
+// kernels on every device take.
 #include "brain/ops/novelty_modulation.h"
-
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
 
 #include "brain/ops/arg_check.h"
 #include "brain/ops/cycle_layout.h"
 
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def(
-      "novelty_modulation_(Tensor field, Tensor last_err, Tensor activity_stats, Tensor facts, "
-      "Tensor value_facts, Tensor has_ef, Tensor boost, Tensor(a!) nov, Tensor(b!) nov_ts, "
-      "Tensor(c!) perr, Tensor(d!) pimp, Tensor(e!)[] state, Tensor(f!) step_scalars) -> ()");
-}
-
 namespace fieldbrain {
 namespace ops {
 
-modulation::ModulationArrays check_novelty_modulation(
-    const at::Tensor& field, const at::Tensor& last_err, const at::Tensor& activity_stats,
-    const at::Tensor& facts, const at::Tensor& value_facts, const at::Tensor& has_ef,
-    const at::Tensor& boost, const at::Tensor& nov, const at::Tensor& nov_ts,
-    const at::Tensor& perr, const at::Tensor& pimp, at::TensorList state,
-    const at::Tensor& step_scalars, c10::DeviceType device) {
+modulation::ModulationArrays NoveltyModulation::prepare(
+    c10::DeviceType device, const at::Tensor& field, const at::Tensor& last_err,
+    const at::Tensor& activity_stats, const at::Tensor& facts, const at::Tensor& value_facts,
+    const at::Tensor& has_ef, const at::Tensor& boost, at::Tensor& nov, at::Tensor& nov_ts,
+    at::Tensor& perr, at::Tensor& pimp, at::TensorList state, at::Tensor& step_scalars) {
   using namespace modulation;
   ArgCheck check("fieldbrain::novelty_modulation_", device);
   check.dims("field", field, 5, "[B,64,R,R,R]");
@@ -71,23 +59,8 @@ modulation::ModulationArrays check_novelty_modulation(
   a.resolution = R;
   a.sensory_dim = last_err.size(1);
   a.stats_stride = activity_stats.stride(0);
+  a.batch = B;
   return a;
-}
-
-void novelty_modulation_(const at::Tensor& field, const at::Tensor& last_err,
-                         const at::Tensor& activity_stats, const at::Tensor& facts,
-                         const at::Tensor& value_facts, const at::Tensor& has_ef,
-                         const at::Tensor& boost, at::Tensor& nov, at::Tensor& nov_ts,
-                         at::Tensor& perr, at::Tensor& pimp, at::TensorList state,
-                         at::Tensor& step_scalars) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::novelty_modulation_", "")
-          .typed<void(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      const at::Tensor&, const at::Tensor&, const at::Tensor&, at::Tensor&,
-                      at::Tensor&, at::Tensor&, at::Tensor&, at::TensorList, at::Tensor&)>();
-  op.call(field, last_err, activity_stats, facts, value_facts, has_ef, boost, nov, nov_ts, perr,
-          pimp, state, step_scalars);
 }
 
 }  // namespace ops

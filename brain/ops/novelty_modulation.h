@@ -1,12 +1,8 @@
 // fieldbrain's fused modulation operator: docs/cycle.md step 5 (field state, novelty with the
 // 512-element sample of the corner block against the 200-entry memory, the perr/pimp rings,
 // plateau, smoothed confidence, cycles without input, drive/explore/amp/imp/decay,
-// prev_imp/prev_amp) and step 7.6 (sigma), for every robot in ONE launch. Registered with the
-// dispatcher as
-//   fieldbrain::novelty_modulation_(Tensor field, Tensor last_err, Tensor activity_stats,
-//       Tensor facts, Tensor value_facts, Tensor has_ef, Tensor boost, Tensor(a!) nov,
-//       Tensor(b!) nov_ts, Tensor(c!) perr, Tensor(d!) pimp, Tensor(e!)[] state,
-//       Tensor(f!) step_scalars) -> ()
+// prev_imp/prev_amp) and step 7.6 (sigma), for every robot in ONE launch:
+// fieldbrain::novelty_modulation_ (schema and C++ signature: the declaration below).
 // Shapes (B robots, all on one device, float32 unless noted, contiguous except activity_stats):
 //   field [B,64,R,R,R] (R >= 8; read: the corner block), last_err [B,S], activity_stats [B,>=2]
 //   (rows of any stride, columns adjacent: mean|F[0:48]|, unbiased var(F[0:48]); a slice of the
@@ -28,25 +24,29 @@
 #include <ATen/core/Tensor.h>
 
 #include "brain/ops/novelty_modulation_math.h"
+#include "brain/ops/op_entry.h"
 
 namespace fieldbrain {
 namespace ops {
 
-void novelty_modulation_(const at::Tensor& field, const at::Tensor& last_err,
-                         const at::Tensor& activity_stats, const at::Tensor& facts,
-                         const at::Tensor& value_facts, const at::Tensor& has_ef,
-                         const at::Tensor& boost, at::Tensor& nov, at::Tensor& nov_ts,
-                         at::Tensor& perr, at::Tensor& pimp, at::TensorList state,
-                         at::Tensor& step_scalars);
-
-// Checks every argument for a kernel on `device` (throws c10::Error naming the first bad one)
-// and returns their raw pointers.
-modulation::ModulationArrays check_novelty_modulation(
-    const at::Tensor& field, const at::Tensor& last_err, const at::Tensor& activity_stats,
-    const at::Tensor& facts, const at::Tensor& value_facts, const at::Tensor& has_ef,
-    const at::Tensor& boost, const at::Tensor& nov, const at::Tensor& nov_ts,
-    const at::Tensor& perr, const at::Tensor& pimp, at::TensorList state,
-    const at::Tensor& step_scalars, c10::DeviceType device);
+// The declaration (brain/ops/op_entry.h): schema, C++ signature, checks.
+struct NoveltyModulation {
+  static constexpr const char* kName = "novelty_modulation_";
+  static constexpr const char* kSchema =
+      "novelty_modulation_(Tensor field, Tensor last_err, Tensor activity_stats, Tensor facts, "
+      "Tensor value_facts, Tensor has_ef, Tensor boost, Tensor(a!) nov, Tensor(b!) nov_ts, "
+      "Tensor(c!) perr, Tensor(d!) pimp, Tensor(e!)[] state, Tensor(f!) step_scalars) -> ()";
+  using Signature = void(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                         const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                         const at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&,
+                         at::TensorList, at::Tensor&);
+  static modulation::ModulationArrays prepare(
+      c10::DeviceType device, const at::Tensor& field, const at::Tensor& last_err,
+      const at::Tensor& activity_stats, const at::Tensor& facts, const at::Tensor& value_facts,
+      const at::Tensor& has_ef, const at::Tensor& boost, at::Tensor& nov, at::Tensor& nov_ts,
+      at::Tensor& perr, at::Tensor& pimp, at::TensorList state, at::Tensor& step_scalars);
+};
+inline constexpr OpEntry<NoveltyModulation> novelty_modulation_{};
 
 }  // namespace ops
 }  // namespace fieldbrain

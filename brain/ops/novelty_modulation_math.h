@@ -72,6 +72,7 @@ struct ModulationArrays {
   int64_t resolution;
   int64_t sensory_dim;
   int64_t stats_stride;
+  int64_t batch;  // B
 };
 
 FIELDBRAIN_HOST_DEVICE float min_f(float a, float hi) { return a > hi ? hi : a; }  // NaN kept

@@ -228,4 +228,17 @@ FIELDBRAIN_HOST_DEVICE float uniform(uint64_t seed, uint64_t cycle, uint32_t str
 }
 
 }  // namespace philox
+
+namespace ops {
+
+// One call of fieldbrain::philox_normal_out as its kernels take it (brain/ops/field_step.h):
+// element i of robot b's row of `per_robot` floats = normal(key[2b], key[2b+1], stream, i).
+struct PhiloxNormalArgs {
+  const int64_t* key = nullptr;  // [B,2] contiguous
+  uint32_t stream = 0;
+  int64_t batch = 0, per_robot = 0;
+  float* out = nullptr;          // [B, per_robot]
+};
+
+}  // namespace ops
 }  // namespace fieldbrain

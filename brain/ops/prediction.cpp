@@ -1,24 +1,9 @@
-// Schemas of fieldbrain::prediction_score / prediction_act (torchvision layout: schema here,
-// one kernel file per device under cpu/ and cuda/), their argument checks and the C++ entry
-// points of brain/ops/prediction.h.
+// Argument checks of fieldbrain::prediction_score / prediction_act (brain/ops/prediction.h):
+// what their kernels on every device take.
 #include "brain/ops/prediction.h"
-
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
 
 #include "brain/ops/arg_check.h"
 #include "brain/ops/cycle_layout.h"  // the fact table's columns
-
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def(
-      "prediction_score(Tensor sensors, Tensor facts, Tensor n_active, Tensor pred, "
-      "Tensor(a!) conf, Tensor(b!) last_err) -> ()");
-  m.def(
-      "prediction_act(Tensor readout, Tensor facts, Tensor noise_key, Tensor sensors, Tensor W, "
-      "Tensor herr0, Tensor herr1, Tensor herr2, Tensor herr3, Tensor explore, Tensor lin, "
-      "Tensor(a!) recent, Tensor(b!) active, Tensor(c!) n_active, Tensor(d!) temporal, "
-      "Tensor(e!) hpred, Tensor(f!) pred, Tensor(g!) pc, Tensor(h!) motor, Tensor(i!) field) -> ()");
-}
 
 namespace fieldbrain {
 namespace ops {
@@ -34,10 +19,10 @@ int64_t facts_stride(ArgCheck& check, const at::Tensor& facts, int64_t B) {
 
 }  // namespace
 
-prediction::ScoreArgs prediction_score_args(const at::Tensor& sensors, const at::Tensor& facts,
-                                            const at::Tensor& n_active, const at::Tensor& pred,
-                                            at::Tensor& conf, at::Tensor& last_err,
-                                            c10::DeviceType device) {
+prediction::ScoreArgs PredictionScore::prepare(c10::DeviceType device, const at::Tensor& sensors,
+                                               const at::Tensor& facts, const at::Tensor& n_active,
+                                               const at::Tensor& pred, at::Tensor& conf,
+                                               at::Tensor& last_err) {
   ArgCheck check("fieldbrain::prediction_score", device);
   check.dims("sensors", sensors, 2, "[B,S]");
   const int64_t B = sensors.size(0), S = sensors.size(1);
@@ -56,19 +41,17 @@ prediction::ScoreArgs prediction_score_args(const at::Tensor& sensors, const at:
   a.conf = conf.data_ptr<float>();
   a.last_err = last_err.data_ptr<float>();
   a.S = S;
+  a.batch = B;
   return a;
 }
 
-prediction::ActArgs prediction_act_args(const at::Tensor& readout, const at::Tensor& facts,
-                                        const at::Tensor& noise_key, const at::Tensor& sensors,
-                                        const at::Tensor& W, const at::Tensor& herr0,
-                                        const at::Tensor& herr1, const at::Tensor& herr2,
-                                        const at::Tensor& herr3, const at::Tensor& explore,
-                                        const at::Tensor& lin, at::Tensor& recent,
-                                        at::Tensor& active, at::Tensor& n_active,
-                                        at::Tensor& temporal, at::Tensor& hpred, at::Tensor& pred,
-                                        at::Tensor& pc, at::Tensor& motor, at::Tensor& field,
-                                        c10::DeviceType device) {
+prediction::ActArgs PredictionAct::prepare(
+    c10::DeviceType device, const at::Tensor& readout, const at::Tensor& facts,
+    const at::Tensor& noise_key, const at::Tensor& sensors, const at::Tensor& W,
+    const at::Tensor& herr0, const at::Tensor& herr1, const at::Tensor& herr2,
+    const at::Tensor& herr3, const at::Tensor& explore, const at::Tensor& lin, at::Tensor& recent,
+    at::Tensor& active, at::Tensor& n_active, at::Tensor& temporal, at::Tensor& hpred,
+    at::Tensor& pred, at::Tensor& pc, at::Tensor& motor, at::Tensor& field) {
   ArgCheck check("fieldbrain::prediction_act", device);
   check.dims("sensors", sensors, 2, "[B,S]");
   check.dims("motor", motor, 2, "[B,M]");
@@ -116,34 +99,11 @@ prediction::ActArgs prediction_act_args(const at::Tensor& readout, const at::Ten
   a.S = S;
   a.M = M;
   a.R = R;
+  a.batch = B;
+  // The CUDA echo's grid has the robot on blockIdx.y.
+  TORCH_CHECK(device != c10::DeviceType::CUDA || B <= 65535,
+              "fieldbrain::prediction_act (CUDA): at most 65535 robots, got ", B);
   return a;
-}
-
-void prediction_score(const at::Tensor& sensors, const at::Tensor& facts,
-                      const at::Tensor& n_active, const at::Tensor& pred, at::Tensor& conf,
-                      at::Tensor& last_err) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::prediction_score", "")
-          .typed<void(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      at::Tensor&, at::Tensor&)>();
-  op.call(sensors, facts, n_active, pred, conf, last_err);
-}
-
-void prediction_act(const at::Tensor& readout, const at::Tensor& facts,
-                    const at::Tensor& noise_key, const at::Tensor& sensors, const at::Tensor& W,
-                    const at::Tensor& herr0, const at::Tensor& herr1, const at::Tensor& herr2,
-                    const at::Tensor& herr3, const at::Tensor& explore, const at::Tensor& lin,
-                    at::Tensor& recent, at::Tensor& active, at::Tensor& n_active,
-                    at::Tensor& temporal, at::Tensor& hpred, at::Tensor& pred, at::Tensor& pc,
-                    at::Tensor& motor, at::Tensor& field) {
-  using C = const at::Tensor&;
-  using O = at::Tensor&;
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::prediction_act", "")
-                             .typed<void(C, C, C, C, C, C, C, C, C, C, C, O, O, O, O, O, O, O, O, O)>();
-  op.call(readout, facts, noise_key, sensors, W, herr0, herr1, herr2, herr3, explore, lin, recent,
-          active, n_active, temporal, hpred, pred, pc, motor, field);
 }
 
 }  // namespace ops

@@ -33,6 +33,7 @@ struct ScoreArgs {
   float* conf = nullptr;            // [B] updated
   float* last_err = nullptr;        // [B,S] updated for scored robots
   int64_t S = 0;
+  int64_t batch = 0;  // B
 };
 
 // Steps 8-11, every robot of the batch.
@@ -56,6 +57,7 @@ struct ActArgs {
   float* motor = nullptr;              // [B,M]
   float* field = nullptr;              // [B,64,R,R,R]: channels 62, 63 get the echo
   int64_t S = 0, M = 0, R = 0;
+  int64_t batch = 0;  // B
 };
 
 // Comparisons that keep a NaN operand like ATen's clamp / maximum.

@@ -1,11 +1,8 @@
-// Schema of fieldbrain::sensory_imprint_ (torchvision layout: schema here, one kernel file per
-// device under cpu/ and cuda/), its static tables, argument checks and C++ entry point
-// (brain/ops/sensory_imprint.h).
+// The static tables and the argument checks of fieldbrain::sensory_imprint_
+// (brain/ops/sensory_imprint.h): what its kernels on every device take.
 #include "brain/ops/sensory_imprint.h"
 
 #include <ATen/ATen.h>
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
 
 #include <cmath>
 #include <map>
@@ -13,14 +10,6 @@
 
 #include "brain/ops/arg_check.h"
 #include "brain/ops/sensory_imprint_math.h"
-
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def(
-      "sensory_imprint_(Tensor(a!) field, Tensor(b!) occ, Tensor(c!) map_data, "
-      "Tensor(d!) map_loc, Tensor(e!) strength, Tensor(f!) scratch, Tensor(g!) plane_argmax, "
-      "Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor noise_key, "
-      "Tensor[] tables) -> ()");
-}
 
 namespace fieldbrain {
 namespace ops {
@@ -84,12 +73,13 @@ std::vector<at::Tensor> make_imprint_tables(int64_t S, int64_t R) {
           floats(weight), ints(dilated_list), floats(blob)};
 }
 
-ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data,
-                             at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
-                             at::Tensor& plane_argmax, const at::Tensor& sensors,
-                             const at::Tensor& facts, const at::Tensor& values,
-                             at::TensorList drive, const at::Tensor& noise_key,
-                             at::TensorList tables, c10::DeviceType device) {
+ImprintArrays SensoryImprint::prepare(c10::DeviceType device, at::Tensor& field, at::Tensor& occ,
+                                      at::Tensor& map_data, at::Tensor& map_loc,
+                                      at::Tensor& strength, at::Tensor& scratch,
+                                      at::Tensor& plane_argmax, const at::Tensor& sensors,
+                                      const at::Tensor& facts, const at::Tensor& values,
+                                      at::TensorList drive, const at::Tensor& noise_key,
+                                      at::TensorList tables) {
   ArgCheck check(kOp, device);
   check.dims("field", field, 5, "[B,64,R,R,R]");
   check.dims("sensors", sensors, 2, "[B,S]");
@@ -168,20 +158,6 @@ ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map
   a.n_support = static_cast<int32_t>(tables[0].size(0));
   a.n_dilated = static_cast<int32_t>(tables[4].size(0));
   return a;
-}
-
-void sensory_imprint_(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data, at::Tensor& map_loc,
-                      at::Tensor& strength, at::Tensor& scratch, at::Tensor& plane_argmax,
-                      const at::Tensor& sensors, const at::Tensor& facts, const at::Tensor& values,
-                      at::TensorList drive, const at::Tensor& noise_key, at::TensorList tables) {
-  static const auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("fieldbrain::sensory_imprint_", "")
-          .typed<void(at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&,
-                      at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                      at::TensorList, const at::Tensor&, at::TensorList)>();
-  op.call(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts, values,
-          drive, noise_key, tables);
 }
 
 }  // namespace ops

@@ -1,8 +1,5 @@
-// fieldbrain's fused imprint (docs/cycle.md step 4 on the fast path). Registered as
-//   fieldbrain::sensory_imprint_(Tensor(a!) field, Tensor(b!) occ, Tensor(c!) map_data,
-//       Tensor(d!) map_loc, Tensor(e!) strength, Tensor(f!) scratch, Tensor(g!) plane_argmax,
-//       Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor noise_key,
-//       Tensor[] tables) -> ()
+// fieldbrain's fused imprint (docs/cycle.md step 4 on the fast path): fieldbrain::sensory_imprint_
+// (schema and C++ signature: the declaration below).
 // Per robot b (all decisions inside the kernel, from facts[b]): when facts[b, kFactHasInput]
 // is 0 nothing changes and strength[b] = 0. Otherwise it computes the strength, the unit
 // pattern p, the maps act = mean_c|F| and fp = mean(F[0:8]) (one pass over the field), picks
@@ -34,6 +31,7 @@
 
 #include <vector>
 
+#include "brain/ops/op_entry.h"
 #include "brain/ops/sensory_imprint_arrays.h"
 
 namespace fieldbrain {
@@ -45,19 +43,25 @@ namespace ops {
 // to the brain's device.
 std::vector<at::Tensor> make_imprint_tables(int64_t sensory_dim, int64_t resolution);
 
-void sensory_imprint_(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data, at::Tensor& map_loc,
-                      at::Tensor& strength, at::Tensor& scratch, at::Tensor& plane_argmax,
-                      const at::Tensor& sensors, const at::Tensor& facts, const at::Tensor& values,
-                      at::TensorList drive, const at::Tensor& noise_key, at::TensorList tables);
-
-// Checks every argument for a kernel on `device` (throws c10::Error naming the argument) and
-// returns the raw pointers.
-ImprintArrays imprint_arrays(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data,
-                             at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
-                             at::Tensor& plane_argmax, const at::Tensor& sensors,
-                             const at::Tensor& facts, const at::Tensor& values,
-                             at::TensorList drive, const at::Tensor& noise_key,
-                             at::TensorList tables, c10::DeviceType device);
+// The declaration (brain/ops/op_entry.h): schema, C++ signature, checks.
+struct SensoryImprint {
+  static constexpr const char* kName = "sensory_imprint_";
+  static constexpr const char* kSchema =
+      "sensory_imprint_(Tensor(a!) field, Tensor(b!) occ, Tensor(c!) map_data, "
+      "Tensor(d!) map_loc, Tensor(e!) strength, Tensor(f!) scratch, Tensor(g!) plane_argmax, "
+      "Tensor sensors, Tensor facts, Tensor values, Tensor[] drive, Tensor noise_key, "
+      "Tensor[] tables) -> ()";
+  using Signature = void(at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&, at::Tensor&,
+                         at::Tensor&, at::Tensor&, const at::Tensor&, const at::Tensor&,
+                         const at::Tensor&, at::TensorList, const at::Tensor&, at::TensorList);
+  static ImprintArrays prepare(c10::DeviceType device, at::Tensor& field, at::Tensor& occ,
+                               at::Tensor& map_data, at::Tensor& map_loc, at::Tensor& strength,
+                               at::Tensor& scratch, at::Tensor& plane_argmax,
+                               const at::Tensor& sensors, const at::Tensor& facts,
+                               const at::Tensor& values, at::TensorList drive,
+                               const at::Tensor& noise_key, at::TensorList tables);
+};
+inline constexpr OpEntry<SensoryImprint> sensory_imprint_{};
 
 }  // namespace ops
 }  // namespace fieldbrain

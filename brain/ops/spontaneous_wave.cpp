@@ -1,28 +1,16 @@
-// Schema of fieldbrain::spontaneous_wave_out (torchvision layout: schema here, one kernel file
-// per device under cpu/ and cuda/), its argument checks and the C++ entry point of
-// brain/ops/spontaneous_wave.h.
+// Argument checks of fieldbrain::spontaneous_wave_out (brain/ops/spontaneous_wave.h): what its
+// kernels on every device take.
 #include "brain/ops/spontaneous_wave.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/library.h>
-
 #include "brain/ops/arg_check.h"
-#include "brain/ops/spontaneous_wave_math.h"
-
-TORCH_LIBRARY_FRAGMENT(fieldbrain, m) {
-  m.def(
-      "spontaneous_wave_out(Tensor wave_vectors, Tensor wave_mask, Tensor phase, "
-      "Tensor(a!) wave) -> ()");
-}
 
 namespace fieldbrain {
 namespace ops {
 
-std::pair<int64_t, int64_t> check_spontaneous_wave_args(const at::Tensor& wave_vectors,
-                                                        const at::Tensor& wave_mask,
-                                                        const at::Tensor& phase,
-                                                        const at::Tensor& wave,
-                                                        c10::DeviceType device) {
+SpontaneousWaveArgs SpontaneousWaveOut::prepare(c10::DeviceType device,
+                                                const at::Tensor& wave_vectors,
+                                                const at::Tensor& wave_mask,
+                                                const at::Tensor& phase, at::Tensor& wave) {
   ArgCheck check("fieldbrain::spontaneous_wave_out", device);
   check.dims("wave", wave, 4, "[B,R,R,R]");
   const int64_t B = wave.size(0), R = wave.size(1);
@@ -35,16 +23,15 @@ std::pair<int64_t, int64_t> check_spontaneous_wave_args(const at::Tensor& wave_v
         "[B,5]");
   // The phase may be strided: a column of the value table.
   check("phase", phase, {B}, at::kFloat, ArgLayout::kStrided, "[B]");
-  return {B, R};
-}
-
-void spontaneous_wave_out(const at::Tensor& wave_vectors, const at::Tensor& wave_mask,
-                          const at::Tensor& phase, at::Tensor& wave) {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("fieldbrain::spontaneous_wave_out", "")
-                             .typed<void(const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                                         at::Tensor&)>();
-  op.call(wave_vectors, wave_mask, phase, wave);
+  SpontaneousWaveArgs a;
+  a.wave_vectors = wave_vectors.data_ptr<float>();
+  a.wave_mask = wave_mask.data_ptr<float>();
+  a.phase = phase.data_ptr<float>();
+  a.phase_stride = phase.stride(0);
+  a.wave = wave.data_ptr<float>();
+  a.batch = B;
+  a.resolution = R;
+  return a;
 }
 
 }  // namespace ops

@@ -78,5 +78,16 @@ inline void wave_row(const float* tables, int n, int R, int x, int y, float* out
 }
 
 }  // namespace wave
+
+// One call of fieldbrain::spontaneous_wave_out as its kernels take it (brain/ops/spontaneous_wave.h).
+struct SpontaneousWaveArgs {
+  const float* wave_vectors = nullptr;  // [B,5,3]
+  const float* wave_mask = nullptr;     // [B,5]
+  const float* phase = nullptr;         // [B], element b at phase[b * phase_stride]
+  int64_t phase_stride = 1;
+  float* wave = nullptr;                // [B,R,R,R]
+  int64_t batch = 0, resolution = 0;
+};
+
 }  // namespace ops
 }  // namespace fieldbrain

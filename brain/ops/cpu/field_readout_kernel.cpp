@@ -4,7 +4,6 @@
 // (cell activity and the whole-field summary, from the channel rows just written).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "brain/ops/cpu/field_readout_passes.h"
 #include "brain/ops/cpu/isa_choice.h"
+#include "brain/ops/cpu/kernels.h"
 #include "brain/ops/field_readout.h"
 
 namespace fieldbrain {
@@ -70,13 +70,13 @@ void finish_robot(float* row, int64_t R) {
   summary[kSummaryGradientZ] = static_cast<float>(face_mean(5) - face_mean(4));
 }
 
-at::Tensor& field_readout_out_cpu(const at::Tensor& field_in, at::Tensor& out) {
-  const auto [B, R] = check_field_readout_field(field_in, c10::DeviceType::CPU);
-  const at::Tensor field = field_in.contiguous();  // copies only a non-contiguous field
-  prepare_field_readout_out(out, field);
-  if (B == 0) return out;
-  const float* F = field.data_ptr<float>();
-  float* rows = out.data_ptr<float>();
+}  // namespace
+
+void run(const FieldReadoutArgs& args) {
+  const int64_t B = args.batch, R = args.resolution;
+  if (B == 0) return;
+  const float* F = args.field;
+  float* rows = args.out;
   const FieldReadoutPasses& p = readout_passes();
   const size_t scratch = p.channel_scratch_floats(R);
   const int64_t V = R * R * R;
@@ -88,17 +88,11 @@ at::Tensor& field_readout_out_cpu(const at::Tensor& field_in, at::Tensor& out) {
     }
   });
   for (int64_t b = 0; b < B; ++b) finish_robot(rows + b * kReadoutWidth, R);
-  return out;
 }
 
-}  // namespace
 }  // namespace cpu
 
 std::string field_readout_cpu_isa() { return cpu::readout_passes().isa; }
 
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("field_readout_out", TORCH_FN(fieldbrain::ops::cpu::field_readout_out_cpu));
-}

@@ -1,9 +1,7 @@
-// CPU kernel of fieldbrain::field_step / field_step_out: argument checks, the choice of the
+// CPU kernel of fieldbrain::field_step_out / field_step_seeded_out: the choice of the
 // instruction-set variant, scratch memory and threading (at::parallel_for) around the two
 // passes of field_step_passes.cpp.
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,8 +10,8 @@
 
 #include "brain/ops/cpu/field_step_passes.h"
 #include "brain/ops/cpu/isa_choice.h"
+#include "brain/ops/cpu/kernels.h"
 #include "brain/ops/field_step.h"
-#include "brain/ops/field_step_checks.h"
 #include "brain/ops/philox.h"
 
 namespace fieldbrain {
@@ -80,32 +78,13 @@ int64_t slab_planes(const FieldStepPasses& p, int64_t B, int64_t R) {
   return planes;
 }
 
-// The step with either a noise tensor (float32) or a noise key (int64 [B,2], seeded).
-at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_in,
-                           const at::Tensor& noise_in, const at::Tensor& wave_in,
-                           const at::Tensor& ef_in, const at::Tensor& scalars_in, at::Tensor& out) {
-  const int64_t B = shape.batch, R = shape.resolution;
-  const bool seeded = noise_in.scalar_type() == at::kLong;
-  // Copies only when an input is not contiguous.
-  const at::Tensor field = field_in.contiguous(), noise = noise_in.contiguous(),
-                   wave = wave_in.contiguous(), ef = ef_in.contiguous(),
-                   scalars = scalars_in.contiguous();
-  prepare_field_step_out(out, field, noise, wave, ef, scalars);
-  if (B == 0 || R == 0) return out;
+}  // namespace
 
-  FieldStepView v;
-  v.field = field.data_ptr<float>();
-  if (seeded) {
-    v.noise_key = noise.data_ptr<int64_t>();
-  } else {
-    v.noise = noise.data_ptr<float>();
-  }
-  v.wave = wave.data_ptr<float>();
-  v.ef = ef.data_ptr<float>();
-  v.scalars = scalars.data_ptr<float>();
-  v.out = out.data_ptr<float>();
-  v.batch = B;
-  v.resolution = R;
+// The step with either a noise tensor or a noise key (seeded: v.noise is null).
+void run(const FieldStepView& v) {
+  const int64_t B = v.batch, R = v.resolution;
+  const bool seeded = v.noise == nullptr;
+  if (B == 0 || R == 0) return;
 
   const FieldStepPasses& p = passes();
   const int64_t planes = slab_planes(p, B, R);
@@ -166,33 +145,11 @@ at::Tensor& run_field_step(const FieldStepShape& shape, const at::Tensor& field_
       p.pass2_channel(v, t / 64, t % 64, squash[t / 64] != 0.f, scratch);
     }
   });
-  return out;
 }
 
-at::Tensor& field_step_out_cpu(const at::Tensor& field, const at::Tensor& noise,
-                               const at::Tensor& wave, const at::Tensor& ef,
-                               const at::Tensor& scalars, at::Tensor& out) {
-  const auto shape = check_field_step_args(field, noise, wave, ef, scalars, c10::DeviceType::CPU);
-  return run_field_step(shape, field, noise, wave, ef, scalars, out);
-}
-
-at::Tensor& field_step_seeded_out_cpu(const at::Tensor& field, const at::Tensor& noise_key,
-                                      const at::Tensor& wave, const at::Tensor& ef,
-                                      const at::Tensor& scalars, at::Tensor& out) {
-  const auto shape =
-      check_field_step_seeded_args(field, noise_key, wave, ef, scalars, c10::DeviceType::CPU);
-  return run_field_step(shape, field, noise_key, wave, ef, scalars, out);
-}
-
-}  // namespace
 }  // namespace cpu
 
 std::string field_step_cpu_isa() { return cpu::passes().isa; }
 
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("field_step_out", TORCH_FN(fieldbrain::ops::cpu::field_step_out_cpu));
-  m.impl("field_step_seeded_out", TORCH_FN(fieldbrain::ops::cpu::field_step_seeded_out_cpu));
-}

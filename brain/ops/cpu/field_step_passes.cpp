@@ -550,6 +550,58 @@ void pass2_channel(const FieldStepView& v, int64_t b, int64_t c, bool squash, fl
   }
 }
 
+// The reward attractors' pull (docs/cycle.md step 7.9), one channel of one robot at a time, its
+// live slots read once per call. Sums: float lanes over runs of kAttractorRun elements, each
+// run's lanes added in double in lane order, runs in order: a fixed order for this variant, so
+// a robot's numbers do not depend on the batch or the thread count.
+constexpr int64_t kAttractorRun = 256;
+
+inline double lanes_in_double(const Vec& v) {
+  float tmp[kW];
+  v.store(tmp);
+  double s = 0.0;
+  for (int64_t k = 0; k < kW; ++k) s += tmp[k];
+  return s;
+}
+
+// sums[0] = |f|^2, sums[1 + 2l] = f.p_l, sums[2 + 2l] = |p_l|^2 over [0, n).
+void attractor_sums(const float* f, const float* const* p, int64_t live, int64_t n,
+                    double* sums) {
+  for (int64_t k = 0; k < 1 + 2 * live; ++k) sums[k] = 0.0;
+  for (int64_t r0 = 0; r0 < n; r0 += kAttractorRun) {
+    const int64_t len = std::min(kAttractorRun, n - r0);
+    Vec ff(0.f);
+    for_vectors(len, [&](int64_t i, int64_t m) {
+      const Vec x = load(f + r0 + i, m);
+      ff = ff + x * x;
+    });
+    sums[0] += lanes_in_double(ff);
+    // The run of f stays in L1 while every slot's run streams past it.
+    for (int64_t l = 0; l < live; ++l) {
+      const float* q = p[l] + r0;
+      Vec fp(0.f), pp(0.f);
+      for_vectors(len, [&](int64_t i, int64_t m) {
+        const Vec x = load(f + r0 + i, m), y = load(q + i, m);
+        fp = fp + x * y;
+        pp = pp + y * y;
+      });
+      sums[1 + 2 * l] += lanes_in_double(fp);
+      sums[2 + 2 * l] += lanes_in_double(pp);
+    }
+  }
+}
+
+// f[i] += sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order.
+void attractor_apply(float* f, const float* const* p, const float* coef, int64_t live,
+                     int64_t n) {
+  for_vectors(n, [&](int64_t i, int64_t m) {
+    const Vec x = load(f + i, m);
+    Vec total(0.f);
+    for (int64_t l = 0; l < live; ++l) total = total + (load(p[l] + i, m) - x) * Vec(coef[l]);
+    store(x + total, f + i, m);
+  });
+}
+
 }  // namespace
 
 extern const FieldStepPasses kPasses;
@@ -562,7 +614,7 @@ const FieldStepPasses kPasses = {
     "default",
 #endif
     &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel,
-    &fill_normals};
+    &fill_normals, &attractor_sums, &attractor_apply};
 
 }  // namespace FIELDBRAIN_ISA_NAMESPACE
 }  // namespace cpu

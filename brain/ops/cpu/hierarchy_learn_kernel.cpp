@@ -4,9 +4,9 @@
 // brain/ops/hierarchy_learn_math.h. Allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
-#include "brain/ops/hierarchy_learn.h"
+#include "brain/ops/cpu/kernels.h"
+#include "brain/ops/cycle_layout.h"
 #include "brain/ops/hierarchy_learn_math.h"
 
 namespace fieldbrain {
@@ -36,27 +36,20 @@ float cycle_start_channel_mean(const float* p, int64_t R) {
   return static_cast<float>(total / static_cast<double>(plane * R));
 }
 
-void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
-                           const at::Tensor& facts, const at::Tensor& hpred, const at::Tensor& hist,
-                           const at::Tensor& herr0, const at::Tensor& herr1,
-                           const at::Tensor& herr2, const at::Tensor& herr3, const at::Tensor& W,
-                           const at::Tensor& pending) {
-  const at::Tensor herr[4] = {herr0, herr1, herr2, herr3};
-  // (Plain ints, not structured bindings: lambdas capture them portably.)
-  const auto shape = check_hierarchy_observe_args(field, sensors, facts, hpred, hist, herr, W,
-                                                  pending, c10::DeviceType::CPU);
-  const int64_t B = shape.first, S = shape.second;
+}  // namespace
+
+void run(const HierarchyObserveArgs& args) {
+  const int64_t B = args.batch, S = args.sensory_dim;
   if (B == 0) return;
-  const int64_t R = field.size(2), V = R * R * R, width = h::pending_width(S);
-  const float* F = field.data_ptr<float>();
-  const float* a = sensors.data_ptr<float>();
-  const int64_t* fx = facts.data_ptr<int64_t>();
-  const float* hp = hpred.data_ptr<float>();
-  float* hi = hist.data_ptr<float>();
-  float* he[4] = {herr0.data_ptr<float>(), herr1.data_ptr<float>(), herr2.data_ptr<float>(),
-                  herr3.data_ptr<float>()};
-  float* w = W.data_ptr<float>();
-  float* pend = pending.data_ptr<float>();
+  const int64_t R = args.resolution, V = R * R * R, width = h::pending_width(S);
+  const float* F = args.field;
+  const float* a = args.sensors;
+  const int64_t* fx = args.facts;
+  const float* hp = args.hpred;
+  float* hi = args.hist;
+  float* const* he = args.herr;
+  float* w = args.W;
+  float* pend = args.pending;
 
   // enc: the channel means of the field at cycle start.
   at::parallel_for(0, B * h::kChannels, 1, [&](int64_t begin, int64_t end) {
@@ -98,13 +91,12 @@ void hierarchy_observe_cpu(const at::Tensor& field, const at::Tensor& sensors,
   });
 }
 
-void hierarchy_apply_cpu(const at::Tensor& field, const at::Tensor& pending) {
-  const auto shape = check_hierarchy_apply_args(field, pending, c10::DeviceType::CPU);
-  const int64_t B = shape.first, R = shape.second;
+void run(const HierarchyApplyArgs& args) {
+  const int64_t B = args.batch, R = args.resolution;
   if (B == 0) return;
-  const int64_t width = pending.size(1), V = R * R * R;
-  float* F = field.data_ptr<float>();
-  const float* pend = pending.data_ptr<float>();
+  const int64_t width = args.pending_width, V = R * R * R;
+  float* F = args.field;
+  const float* pend = args.pending;
   const int r = static_cast<int>(R);
   at::parallel_for(0, B * h::kChannels, 8, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
@@ -125,17 +117,15 @@ void hierarchy_apply_cpu(const at::Tensor& field, const at::Tensor& pending) {
   });
 }
 
-void error_field_update_cpu(const at::Tensor& e, const at::Tensor& facts, const at::Tensor& ef,
-                            const at::Tensor& has_ef, const at::Tensor& boost) {
-  const auto shape = check_error_field_args(e, facts, ef, has_ef, boost, c10::DeviceType::CPU);
-  const int64_t B = shape.first, R = shape.second;
+void run(const ErrorFieldArgs& args) {
+  const int64_t B = args.batch, R = args.resolution;
   if (B == 0) return;
-  const int64_t S = e.size(1), V = R * R * R;
-  const float* err = e.data_ptr<float>();
-  const int64_t* fx = facts.data_ptr<int64_t>();
-  float* out = ef.data_ptr<float>();
-  float* has = has_ef.data_ptr<float>();
-  float* bst = boost.data_ptr<float>();
+  const int64_t S = args.sensory_dim, V = R * R * R;
+  const float* err = args.e;
+  const int64_t* fx = args.facts;
+  float* out = args.ef;
+  float* has = args.has_ef;
+  float* bst = args.boost;
   const int r = static_cast<int>(R);
   at::parallel_for(0, B, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
@@ -167,13 +157,6 @@ void error_field_update_cpu(const at::Tensor& e, const at::Tensor& facts, const 
   });
 }
 
-}  // namespace
 }  // namespace cpu
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("hierarchy_observe_", TORCH_FN(fieldbrain::ops::cpu::hierarchy_observe_cpu));
-  m.impl("hierarchy_apply_", TORCH_FN(fieldbrain::ops::cpu::hierarchy_apply_cpu));
-  m.impl("error_field_update_", TORCH_FN(fieldbrain::ops::cpu::error_field_update_cpu));
-}

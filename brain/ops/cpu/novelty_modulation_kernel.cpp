@@ -3,12 +3,11 @@
 // CUDA kernel runs). A robot's result never depends on the other robots (alone = in a batch).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "brain/ops/novelty_modulation.h"
+#include "brain/ops/cpu/kernels.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -55,25 +54,14 @@ void modulate_robot(const modulation::ModulationArrays& a, int64_t b) {
   modulation::finish_robot(a, b, best);
 }
 
-void novelty_modulation_cpu(const at::Tensor& field, const at::Tensor& last_err,
-                            const at::Tensor& activity_stats, const at::Tensor& facts,
-                            const at::Tensor& value_facts, const at::Tensor& has_ef,
-                            const at::Tensor& boost, at::Tensor& nov, at::Tensor& nov_ts,
-                            at::Tensor& perr, at::Tensor& pimp, at::TensorList state,
-                            at::Tensor& step_scalars) {
-  const modulation::ModulationArrays a =
-      check_novelty_modulation(field, last_err, activity_stats, facts, value_facts, has_ef, boost,
-                               nov, nov_ts, perr, pimp, state, step_scalars, c10::DeviceType::CPU);
-  at::parallel_for(0, field.size(0), 1, [&](int64_t begin, int64_t end) {
+}  // namespace
+
+void run(const modulation::ModulationArrays& a) {
+  at::parallel_for(0, a.batch, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) modulate_robot(a, b);
   });
 }
 
-}  // namespace
 }  // namespace cpu
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("novelty_modulation_", TORCH_FN(fieldbrain::ops::cpu::novelty_modulation_cpu));
-}

@@ -4,9 +4,8 @@
 // No tensor, no heap allocation.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
-#include "brain/ops/prediction.h"
+#include "brain/ops/cpu/kernels.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -14,16 +13,6 @@ namespace cpu {
 namespace {
 
 namespace pm = prediction;
-
-void prediction_score_cpu(const at::Tensor& sensors, const at::Tensor& facts,
-                          const at::Tensor& n_active, const at::Tensor& pred, at::Tensor& conf,
-                          at::Tensor& last_err) {
-  const pm::ScoreArgs a =
-      prediction_score_args(sensors, facts, n_active, pred, conf, last_err, c10::DeviceType::CPU);
-  at::parallel_for(0, sensors.size(0), 16, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) pm::score_robot(a, b);
-  });
-}
 
 // Steps 8-10 and the ring push for robot b (everything but the field-sized echo).
 void act_robot(const pm::ActArgs& a, int64_t b) {
@@ -94,18 +83,16 @@ void echo_plane(const pm::ActArgs& a, int64_t b, int64_t x) {
   }
 }
 
-void prediction_act_cpu(const at::Tensor& readout, const at::Tensor& facts,
-                        const at::Tensor& noise_key, const at::Tensor& sensors,
-                        const at::Tensor& W, const at::Tensor& herr0, const at::Tensor& herr1,
-                        const at::Tensor& herr2, const at::Tensor& herr3,
-                        const at::Tensor& explore, const at::Tensor& lin, at::Tensor& recent,
-                        at::Tensor& active, at::Tensor& n_active, at::Tensor& temporal,
-                        at::Tensor& hpred, at::Tensor& pred, at::Tensor& pc, at::Tensor& motor,
-                        at::Tensor& field) {
-  const pm::ActArgs a = prediction_act_args(
-      readout, facts, noise_key, sensors, W, herr0, herr1, herr2, herr3, explore, lin, recent,
-      active, n_active, temporal, hpred, pred, pc, motor, field, c10::DeviceType::CPU);
-  const int64_t B = sensors.size(0);
+}  // namespace
+
+void run(const prediction::ScoreArgs& a) {
+  at::parallel_for(0, a.batch, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) prediction::score_robot(a, b);
+  });
+}
+
+void run(const prediction::ActArgs& a) {
+  const int64_t B = a.batch;
   at::parallel_for(0, B, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) act_robot(a, b);
   });
@@ -114,12 +101,6 @@ void prediction_act_cpu(const at::Tensor& readout, const at::Tensor& facts,
   });
 }
 
-}  // namespace
 }  // namespace cpu
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("prediction_score", TORCH_FN(fieldbrain::ops::cpu::prediction_score_cpu));
-  m.impl("prediction_act", TORCH_FN(fieldbrain::ops::cpu::prediction_act_cpu));
-}

@@ -7,13 +7,12 @@
 // alone by both. Allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
 #include <limits>
 #include <vector>
 
 #include "brain/ops/cpu/field_step_passes.h"
-#include "brain/ops/sensory_imprint.h"
+#include "brain/ops/cpu/kernels.h"
 #include "brain/ops/sensory_imprint_math.h"
 
 namespace fieldbrain {
@@ -188,14 +187,9 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
   }
 }
 
-void sensory_imprint_cpu(at::Tensor& field, at::Tensor& occ, at::Tensor& map_data,
-                         at::Tensor& map_loc, at::Tensor& strength, at::Tensor& scratch,
-                         at::Tensor& plane_argmax, const at::Tensor& sensors,
-                         const at::Tensor& facts, const at::Tensor& values, at::TensorList drive,
-                         const at::Tensor& noise_key, at::TensorList tables) {
-  const ImprintArrays a =
-      imprint_arrays(field, occ, map_data, map_loc, strength, scratch, plane_argmax, sensors, facts,
-                     values, drive, noise_key, tables, c10::DeviceType::CPU);
+}  // namespace
+
+void run(const ImprintArrays& a) {
   const int64_t B = a.batch, R = a.resolution;
   if (B == 0) return;
   at::parallel_for(0, B * R, 1, [&](int64_t begin, int64_t end) {
@@ -214,11 +208,6 @@ void sensory_imprint_cpu(at::Tensor& field, at::Tensor& occ, at::Tensor& map_dat
   });
 }
 
-}  // namespace
 }  // namespace cpu
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("sensory_imprint_", TORCH_FN(fieldbrain::ops::cpu::sensory_imprint_cpu));
-}

@@ -3,28 +3,24 @@
 // writes its plane row by row. Allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
-#include <torch/library.h>
 
 #include <algorithm>
 
-#include "brain/ops/spontaneous_wave.h"
+#include "brain/ops/cpu/kernels.h"
 #include "brain/ops/spontaneous_wave_math.h"
 
 namespace fieldbrain {
 namespace ops {
 namespace cpu {
-namespace {
 
-void spontaneous_wave_out_cpu(const at::Tensor& wave_vectors, const at::Tensor& wave_mask,
-                              const at::Tensor& phase, at::Tensor& wave) {
-  const auto [B, R] =
-      check_spontaneous_wave_args(wave_vectors, wave_mask, phase, wave, c10::DeviceType::CPU);
+void run(const SpontaneousWaveArgs& args) {
+  const int64_t B = args.batch, R = args.resolution;
   if (B == 0 || R == 0) return;
-  const float* wv = wave_vectors.data_ptr<float>();
-  const float* mask = wave_mask.data_ptr<float>();
-  const float* ph = phase.data_ptr<float>();
-  const int64_t ph_stride = phase.stride(0);
-  float* out = wave.data_ptr<float>();
+  const float* wv = args.wave_vectors;
+  const float* mask = args.wave_mask;
+  const float* ph = args.phase;
+  const int64_t ph_stride = args.phase_stride;
+  float* out = args.wave;
   const int r = static_cast<int>(R);
   // Planes are cheap (R^2 multiply-adds per wave): a grain of several planes per task.
   const int64_t grain = std::max<int64_t>(1, 4096 / (R * R));
@@ -48,11 +44,6 @@ void spontaneous_wave_out_cpu(const at::Tensor& wave_vectors, const at::Tensor& 
   });
 }
 
-}  // namespace
 }  // namespace cpu
 }  // namespace ops
 }  // namespace fieldbrain
-
-TORCH_LIBRARY_IMPL(fieldbrain, CPU, m) {
-  m.impl("spontaneous_wave_out", TORCH_FN(fieldbrain::ops::cpu::spontaneous_wave_out_cpu));
-}

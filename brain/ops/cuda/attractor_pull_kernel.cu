@@ -2,9 +2,9 @@
 // LibTorch headers. Stream-ordered, no host sync; which slots pull is read from the weight
 // table on the device, so the launches are the same every cycle (graph-capturable).
 //   record: a grid over (robot x channel, voxel blocks); robots with slot < 0 return at once.
-//   pull:   1. one block per (robot, channel): block-reduce |F|^2 and, for each slot with a
-//           weight, F.P and |P|^2 into the channel's sums (no atomics: the same bits every
-//           run, so a graph replay equals an eager cycle); 2. per (robot x channel, voxel
+//   pull:   1. one block per (slot, robot x channel): block-reduce F.P and |P|^2 of a slot with
+//           a weight (block 0 also |F|^2) into the channel's sums (no atomics: the same bits
+//           every run, so a graph replay equals an eager cycle); 2. per (robot x channel, voxel
 //           block): the coefficients from the 64 channels' sums added in channel order (shared
 //           memory), then F += sum_j c_j (P_j - F).
 // Index math is 32-bit inside a channel (R <= 1024 is checked by the caller: R^3 < 2^31); the
@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "brain/ops/attractor_math.h"
-#include "brain/ops/cuda/attractor_pull_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -53,35 +53,41 @@ __global__ void record_kernel(float* bank, const float* field, const int64_t* sl
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < V; i += gridDim.x * blockDim.x) to[i] = from[i];
 }
 
+// Block (j, robot x channel): slot j's F.P and |P|^2 over the channel when slot j pulls, and
+// block j = 0 also |F|^2 when any slot pulls. One block per pulling slot and channel (not one
+// per channel walking every slot): at B = 1 the 64 channels alone leave most SMs idle, and the
+// bank's bytes are what this kernel moves. Zero-weight slots return at once, unread.
 __global__ void sums_kernel(const float* field, const float* bank, const float* weights,
                             double* workspace, int slots, int V) {
   __shared__ double shared[kThreads / 32];
-  const int bc = blockIdx.x, b = bc / 64, c = bc % 64;
+  const int j = blockIdx.x, bc = blockIdx.y, b = bc / 64, c = bc % 64;
   const int width = attractor_sums_width(slots);
   const float* w = weights + static_cast<int64_t>(b) * slots * kAttractorWeightColumns;
-  bool any = false;
-  for (int j = 0; j < slots; ++j) any = any || w[j * kAttractorWeightColumns + kAttractorWeight] != 0.f;
-  if (!any) return;  // the same for the whole block: no barrier is skipped by part of it
+  const bool pulls = w[j * kAttractorWeightColumns + kAttractorWeight] != 0.f;
+  bool any = pulls;
+  for (int k = 0; k < slots && j == 0 && !any; ++k) any = w[k * kAttractorWeightColumns + kAttractorWeight] != 0.f;
+  const bool norm = j == 0 && any;
+  if (!norm && !pulls) return;  // the same for the whole block: no barrier is skipped by part of it
   const float* f = field + static_cast<int64_t>(bc) * V;
   double* part = workspace + static_cast<int64_t>(bc) * width;  // this channel's sums
-  double ff = 0.0;
-  for (int i = threadIdx.x; i < V; i += kThreads) ff += static_cast<double>(f[i]) * f[i];
-  ff = block_sum(ff, shared);
-  if (threadIdx.x == 0) part[0] = ff;
-  for (int j = 0; j < slots; ++j) {
-    if (w[j * kAttractorWeightColumns + kAttractorWeight] == 0.f) continue;
-    const float* p = bank + (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
-    double fp = 0.0, pp = 0.0;
-    for (int i = threadIdx.x; i < V; i += kThreads) {
-      fp += static_cast<double>(f[i]) * p[i];
-      pp += static_cast<double>(p[i]) * p[i];
-    }
-    fp = block_sum(fp, shared);
-    pp = block_sum(pp, shared);
-    if (threadIdx.x == 0) {
-      part[1 + 2 * j] = fp;
-      part[2 + 2 * j] = pp;
-    }
+  if (norm) {
+    double ff = 0.0;
+    for (int i = threadIdx.x; i < V; i += kThreads) ff += static_cast<double>(f[i]) * f[i];
+    ff = block_sum(ff, shared);
+    if (threadIdx.x == 0) part[0] = ff;
+  }
+  if (!pulls) return;
+  const float* p = bank + (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
+  double fp = 0.0, pp = 0.0;
+  for (int i = threadIdx.x; i < V; i += kThreads) {
+    fp += static_cast<double>(f[i]) * p[i];
+    pp += static_cast<double>(p[i]) * p[i];
+  }
+  fp = block_sum(fp, shared);
+  pp = block_sum(pp, shared);
+  if (threadIdx.x == 0) {
+    part[1 + 2 * j] = fp;
+    part[2 + 2 * j] = pp;
   }
 }
 
@@ -129,9 +135,12 @@ __global__ void pull_kernel(float* field, const float* bank, const float* weight
 
 }  // namespace
 
-int launch_attractor_record(float* bank, const float* field, const int64_t* slot,
-                            int64_t slot_stride, int64_t batch, int64_t slots, int64_t resolution,
-                            void* stream) {
+int launch(const AttractorRecordArgs& a, void* stream) {
+  float* bank = a.bank;
+  const float* field = a.field;
+  const int64_t* slot = a.slot;
+  const int64_t slot_stride = a.slot_stride;
+  const int64_t batch = a.batch, slots = a.slots, resolution = a.resolution;
   const int V = static_cast<int>(resolution * resolution * resolution);
   if (batch == 0 || V == 0) return 0;
   if (batch * 64 > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
@@ -142,15 +151,18 @@ int launch_attractor_record(float* bank, const float* field, const int64_t* slot
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_attractor_pull(float* field, const float* bank, const float* weights, double* workspace,
-                          int64_t batch, int64_t slots, int64_t resolution, void* stream) {
+int launch(const AttractorPullArgs& a, void* stream) {
+  float* field = a.field;
+  const float *bank = a.bank, *weights = a.weights;
+  double* workspace = a.workspace;
+  const int64_t batch = a.batch, slots = a.slots, resolution = a.resolution;
   const int V = static_cast<int>(resolution * resolution * resolution);
   if (batch == 0 || V == 0) return 0;
   if (slots > kMaxSlots) return static_cast<int>(cudaErrorInvalidValue);
   if (batch * 64 > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
   const auto s = static_cast<cudaStream_t>(stream);
-  sums_kernel<<<static_cast<unsigned>(batch * 64), kThreads, 0, s>>>(field, bank, weights, workspace,
-                                                                    static_cast<int>(slots), V);
+  sums_kernel<<<dim3(static_cast<unsigned>(slots), static_cast<unsigned>(batch * 64)), kThreads, 0, s>>>(
+      field, bank, weights, workspace, static_cast<int>(slots), V);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
   pull_kernel<<<grid, kThreads, 0, s>>>(field, bank, weights, workspace, static_cast<int>(slots), V);

@@ -1,5 +1,5 @@
 // CUDA kernels of the fused read-out (brain/ops/field_readout.h), raw CUDA C++ without LibTorch
-// headers (see field_readout_cuda.h). Two launches, stream-ordered, no host sync, no atomics:
+// headers (see cuda/launchers.h). Two launches, stream-ordered, no host sync, no atomics:
 //   1. one block per (robot, channel): each warp reduces whole cells (lanes stride over the
 //      cell's voxels, z fastest, then a warp shuffle); then the block streams the channel once
 //      more (coalesced; the channel is L2-resident by then) for its sum, |.| sum, square sum,
@@ -9,7 +9,7 @@
 // channel's base offset is 64-bit.
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/field_readout_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 #include "brain/ops/field_readout_layout.h"
 
 namespace fieldbrain {
@@ -137,14 +137,13 @@ __global__ void readout_finish_kernel(float* out, int R) {
 
 }  // namespace
 
-int launch_field_readout(const float* field, float* out, int64_t batch, int64_t resolution,
-                         void* stream_ptr) {
-  if (batch == 0) return 0;
+int launch(const FieldReadoutArgs& a, void* stream_ptr) {
+  if (a.batch == 0) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  const int R = static_cast<int>(resolution);
-  readout_channel_kernel<<<static_cast<unsigned>(batch * kReadoutChannels), kReadoutThreads, 0,
-                           stream>>>(field, out, R);
-  readout_finish_kernel<<<static_cast<unsigned>(batch), kReadoutCells, 0, stream>>>(out, R);
+  const int R = static_cast<int>(a.resolution);
+  readout_channel_kernel<<<static_cast<unsigned>(a.batch * kReadoutChannels), kReadoutThreads, 0,
+                           stream>>>(a.field, a.out, R);
+  readout_finish_kernel<<<static_cast<unsigned>(a.batch), kReadoutCells, 0, stream>>>(a.out, R);
   return static_cast<int>(cudaGetLastError());
 }
 

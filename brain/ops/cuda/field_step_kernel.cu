@@ -1,5 +1,5 @@
 // CUDA kernels of the field step (docs/cycle.md step 7, items 1-8), raw CUDA C++ without
-// LibTorch headers (see field_step_cuda.h). Six launches, all stream-ordered, no host sync
+// LibTorch headers (see cuda/launchers.h). Six launches, all stream-ordered, no host sync
 // (FIELDBRAIN_KERNELS=v2, brain/ops/cuda/kernel_set.h: launch 1 is two, ef_stats_partial and
 // ef_stats_finish in split_reduction_kernel.cu, launch 2 is x2_v2_kernel and launch 5
 // diffuse_v2_kernel):
@@ -10,7 +10,7 @@
 //   4b. per voxel: the 48 channels' statistics, D1 (self-modification, error-field modulation),
 //       NaN repair, clamp; writes Fn[48:64] and the robot's max|Fn[0:48]|
 //   5. the squash (tanh when max > 2) and the global periodic diffusion into out
-#include "brain/ops/cuda/field_step_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 #include <cuda_runtime.h>
 
@@ -306,7 +306,7 @@ size_t field_step_workspace_floats(int64_t batch, int64_t resolution) {
   return static_cast<size_t>(batch * V * (64 + 48 + 48) + batch * 4 + batch * split::kEfPartialFloats);
 }
 
-int launch_field_step(const FieldStepDeviceArgs& a, void* stream_ptr) {
+int launch(const FieldStepArrays& a, void* stream_ptr) {
   if (a.batch == 0 || a.resolution == 0) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   Dims d;

@@ -1,8 +1,8 @@
-// CUDA kernels of the hierarchy-learning operators (cuda/hierarchy_learn_cuda.h), calling the
+// CUDA kernels of the hierarchy-learning operators (cuda/launchers.h), calling the
 // arithmetic of brain/ops/hierarchy_learn_math.h from their threads. Compiled with
 // --fmad=false (brain/ops/CMakeLists.txt) so that no product is contracted into an FMA: the
 // elementwise results are the CPU kernel's bit for bit. 32-bit index math within a robot.
-#include "brain/ops/cuda/hierarchy_learn_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 #include <cuda_runtime.h>
 
@@ -127,7 +127,7 @@ __global__ void error_field_kernel(const float* e, const int64_t* facts, float* 
 
 }  // namespace
 
-int launch_hierarchy_observe(const HierarchyObserveArgs& args, void* stream) {
+int launch(const HierarchyObserveArgs& args, void* stream) {
   if (args.batch == 0) return 0;
   const auto s = static_cast<cudaStream_t>(stream);
   const int64_t width = h::pending_width(args.sensory_dim);
@@ -141,8 +141,10 @@ int launch_hierarchy_observe(const HierarchyObserveArgs& args, void* stream) {
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_hierarchy_apply(float* field, const float* pending, int64_t batch, int64_t resolution,
-                           int64_t pending_width, void* stream) {
+int launch(const HierarchyApplyArgs& a, void* stream) {
+  float* field = a.field;
+  const float* pending = a.pending;
+  const int64_t batch = a.batch, resolution = a.resolution, pending_width = a.pending_width;
   if (batch == 0) return 0;
   apply_kernel<<<dim3(h::kChannels, static_cast<unsigned>(batch)), kCubeThreads, 0,
                  static_cast<cudaStream_t>(stream)>>>(field, pending, static_cast<int>(resolution),
@@ -150,9 +152,11 @@ int launch_hierarchy_apply(float* field, const float* pending, int64_t batch, in
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_error_field_update(const float* e, const int64_t* facts, float* ef, float* has_ef,
-                              float* boost, int64_t batch, int64_t sensory_dim, int64_t resolution,
-                              void* stream) {
+int launch(const ErrorFieldArgs& a, void* stream) {
+  const float* e = a.e;
+  const int64_t* facts = a.facts;
+  float *ef = a.ef, *has_ef = a.has_ef, *boost = a.boost;
+  const int64_t batch = a.batch, sensory_dim = a.sensory_dim, resolution = a.resolution;
   if (batch == 0) return 0;
   if (kernel_set() == KernelSet::v2) {  // one grid over every robot's voxels
     return launch_error_field_v2(e, facts, ef, has_ef, boost, batch, sensory_dim, resolution, stream);

@@ -1,5 +1,5 @@
 // CUDA kernel of fieldbrain::novelty_modulation_ (brain/ops/novelty_modulation.h), raw CUDA C++
-// without LibTorch headers (see novelty_modulation_cuda.h). One launch, one block of 256 threads
+// without LibTorch headers (see cuda/launchers.h). One launch, one block of 256 threads
 // per robot, no atomics, no host sync:
 //   1. the 512-element sample of the corner block into shared memory (two values per thread),
 //      its squared norm reduced per warp by shuffles and across warps in shared memory;
@@ -11,7 +11,7 @@
 // Index math is 32-bit inside a robot's memory (200 x 512 floats); robot offsets are 64-bit.
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/novelty_modulation_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -88,9 +88,9 @@ __global__ void __launch_bounds__(kThreads) novelty_modulation_kernel(Modulation
 
 }  // namespace
 
-int launch_novelty_modulation(const ModulationArrays& arrays, int64_t batch, void* stream) {
-  if (batch == 0) return 0;
-  novelty_modulation_kernel<<<static_cast<unsigned>(batch), kThreads, 0,
+int launch(const ModulationArrays& arrays, void* stream) {
+  if (arrays.batch == 0) return 0;
+  novelty_modulation_kernel<<<static_cast<unsigned>(arrays.batch), kThreads, 0,
                               static_cast<cudaStream_t>(stream)>>>(arrays);
   return static_cast<int>(cudaGetLastError());
 }

@@ -1,7 +1,7 @@
-// CUDA fill of a Philox normal stream (cuda/philox_normal_cuda.h): one thread per Philox block
+// CUDA fill of a Philox normal stream (cuda/launchers.h): one thread per Philox block
 // (four consecutive elements), the numbers of brain/ops/philox.h bit for bit (its device path
 // uses the __f*_rn intrinsics, which nvcc never contracts). 32-bit index math within a robot.
-#include "brain/ops/cuda/philox_normal_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 #include <cuda_runtime.h>
 
@@ -33,8 +33,11 @@ __global__ void philox_normal_kernel(const int64_t* key, uint32_t stream, int64_
 
 }  // namespace
 
-int launch_philox_normal(const int64_t* key, uint32_t stream, int64_t batch, int64_t per_robot,
-                         float* out, void* stream_ptr) {
+int launch(const PhiloxNormalArgs& a, void* stream_ptr) {
+  const int64_t* key = a.key;
+  const uint32_t stream = a.stream;
+  const int64_t batch = a.batch, per_robot = a.per_robot;
+  float* out = a.out;
   if (batch == 0 || per_robot == 0) return 0;
   const uint32_t blocks = static_cast<uint32_t>((per_robot + 3) / 4);
   const dim3 grid((blocks + kThreads - 1) / kThreads, static_cast<unsigned>(batch));

@@ -1,5 +1,5 @@
 // CUDA kernels of fieldbrain::prediction_score / prediction_act (brain/ops/prediction.h), raw
-// CUDA C++ without LibTorch headers (see prediction_cuda.h). Compiled with --fmad=false: the
+// CUDA C++ without LibTorch headers (see cuda/launchers.h). Compiled with --fmad=false: the
 // shared arithmetic of prediction_math.h rounds each product before its sum, as the CPU does.
 //   score: one thread per robot (S values each).
 //   act:   one block per robot: threads over the 64 cells and the 16x64 temporal means, then
@@ -12,7 +12,7 @@
 // channel has < 2^31 voxels); robot offsets are 64-bit.
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/prediction_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 
 namespace fieldbrain {
 namespace ops {
@@ -97,7 +97,8 @@ __global__ void echo_kernel(const float* motor, const float* lin, float* field, 
 
 }  // namespace
 
-int launch_prediction_score(const pm::ScoreArgs& args, int64_t batch, void* stream) {
+int launch(const pm::ScoreArgs& args, void* stream) {
+  const int64_t batch = args.batch;
   if (batch == 0) return 0;
   const auto s = static_cast<cudaStream_t>(stream);
   const int blocks = static_cast<int>((batch + kScoreThreads - 1) / kScoreThreads);
@@ -105,7 +106,8 @@ int launch_prediction_score(const pm::ScoreArgs& args, int64_t batch, void* stre
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_prediction_act(const pm::ActArgs& args, int64_t batch, void* stream) {
+int launch(const pm::ActArgs& args, void* stream) {
+  const int64_t batch = args.batch;
   if (batch == 0) return 0;
   const auto s = static_cast<cudaStream_t>(stream);
   act_kernel<<<static_cast<unsigned>(batch), kActThreads, 0, s>>>(args);

@@ -1,5 +1,5 @@
 // CUDA kernels of the fused imprint (brain/ops/sensory_imprint.h), raw CUDA C++ without LibTorch
-// headers (see sensory_imprint_cuda.h). Two launches, stream-ordered, no host sync, no atomics:
+// headers (see cuda/launchers.h). Two launches, stream-ordered, no host sync, no atomics:
 //   1. one block per (x-plane, robot): each thread takes voxels of the plane (z fastest, so the
 //      64 channel loads of a warp are coalesced), writes act and fp to the scratch and keeps
 //      its first maximum of the empty score (eps_loc drawn per voxel from the robot's Philox
@@ -19,7 +19,7 @@
 #include <climits>
 
 #include "brain/ops/cuda/kernel_set.h"
-#include "brain/ops/cuda/sensory_imprint_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 #include "brain/ops/sensory_imprint_math.h"
 #include "brain/ops/split_reduction_math.h"
 
@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(kRobotThreadsV2, 1) imprint_robot_v2_kernel(Im
 
 }  // namespace
 
-int launch_sensory_imprint(const ImprintArrays& a, void* stream_ptr) {
+int launch(const ImprintArrays& a, void* stream_ptr) {
   if (a.batch == 0) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   const dim3 planes(static_cast<unsigned>(a.resolution), static_cast<unsigned>(a.batch));

@@ -16,7 +16,7 @@ namespace cuda {
 int launch_ef_stats_v2(const float* ef, float* stats, float* partials, int64_t batch,
                        int64_t resolution, void* stream);
 
-// The error field (step 3) as error_field_update_ does it (cuda/hierarchy_learn_cuda.h), one
+// The error field (step 3) as error_field_update_ does it (cuda/launchers.h), one
 // thread per voxel of every robot; no scratch.
 int launch_error_field_v2(const float* e, const int64_t* facts, float* ef, float* has_ef,
                           float* boost, int64_t batch, int64_t sensory_dim, int64_t resolution,

@@ -1,11 +1,11 @@
 // CUDA kernel of fieldbrain::spontaneous_wave_out (brain/ops/spontaneous_wave.h), raw CUDA C++
-// without LibTorch headers (see spontaneous_wave_cuda.h). One thread per voxel (z fastest, so a
+// without LibTorch headers (see cuda/launchers.h). One thread per voxel (z fastest, so a
 // warp's stores are coalesced), grid.y = robot; the robot's 5 wave vectors and mask are read
 // through the read-only cache. Index math is 32-bit inside a robot's R^3 voxels (R <= 1024 is
 // checked by the caller, so R^3 < 2^31); only the robot's base offset is 64-bit.
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/spontaneous_wave_cuda.h"
+#include "brain/ops/cuda/launchers.h"
 #include "brain/ops/spontaneous_wave_math.h"
 
 namespace fieldbrain {
@@ -32,15 +32,13 @@ __global__ void spontaneous_wave_kernel(const float* __restrict__ wave_vectors,
 
 }  // namespace
 
-int launch_spontaneous_wave(const float* wave_vectors, const float* wave_mask, const float* phase,
-                            int64_t phase_stride, float* wave, int64_t batch, int64_t resolution,
-                            void* stream) {
-  if (batch == 0 || resolution == 0) return 0;
-  const int R = static_cast<int>(resolution);
+int launch(const SpontaneousWaveArgs& a, void* stream) {
+  if (a.batch == 0 || a.resolution == 0) return 0;
+  const int R = static_cast<int>(a.resolution);
   const int V = R * R * R;
-  const dim3 grid((V + kWaveThreads - 1) / kWaveThreads, static_cast<unsigned>(batch));
+  const dim3 grid((V + kWaveThreads - 1) / kWaveThreads, static_cast<unsigned>(a.batch));
   spontaneous_wave_kernel<<<grid, kWaveThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      wave_vectors, wave_mask, phase, phase_stride, wave, R);
+      a.wave_vectors, a.wave_mask, a.phase, a.phase_stride, a.wave, R);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -38,7 +38,8 @@ constexpr config::Choice<BrainProfile> kProfiles[] = {{"fieldbrain", BrainProfil
 constexpr config::Choice<LegacyClock> kClocks[] = {{"fixed", LegacyClock::Fixed},
                                                    {"wall", LegacyClock::Wall}};
 constexpr config::Choice<LegacyPlanner> kPlanners[] = {{"off", LegacyPlanner::Off},
-                                                       {"sync", LegacyPlanner::Sync}};
+                                                       {"sync", LegacyPlanner::Sync},
+                                                       {"async", LegacyPlanner::Async}};
 constexpr config::Choice<LegacyReward> kRewards[] = {{"drop", LegacyReward::Drop},
                                                      {"append", LegacyReward::Append}};
 

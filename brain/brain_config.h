@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "brain/legacy/planner_mode.h"
+
 namespace fieldbrain {
 
 // Which cycle a brain runs, chosen once per server (the config key "profile"):
@@ -40,17 +42,16 @@ enum class LegacyClock { Fixed, Wall };
 // run_original.py's default t0, so a fixed-clock robot and the pinned original agree.
 inline constexpr double kLegacyClockStepS = 0.05;
 inline constexpr double kLegacyClockStartS = 1000.0;
-// The original's strategic planner (P4): Off drops its requests (closest to the real server,
-// where a discovery never arrives within hundreds of cycles); Sync runs it in the cycle.
-enum class LegacyPlanner { Off, Sync };
+// The original's strategic planner (P4): LegacyPlanner, one enum with the brain's
+// (brain/legacy/planner_mode.h): "off", "sync", "async".
 // How a robot's reward reaches the original's input list, which reads a reward only when the
 // list is longer than S: Drop (as em-brain's server, where the list is always the S sensors and
 // the reward never arrives) or Append (the list is the S sensors and the reward, 0 when the
 // robot sent none, every cycle).
 enum class LegacyReward { Drop, Append };
 
-// The names the config uses ("fieldbrain", "legacy", "fixed", "wall", "off", "sync", "drop",
-// "append").
+// The names the config uses ("fieldbrain", "legacy", "fixed", "wall", "off", "sync", "async",
+// "drop", "append").
 const char* to_string(BrainProfile p);
 const char* to_string(LegacyClock c);
 const char* to_string(LegacyPlanner p);
@@ -93,3 +94,4 @@ void to_json(nlohmann::json& j, const BrainConfig& c);
 void from_json(const nlohmann::json& j, BrainConfig& c);
 
 }  // namespace fieldbrain
+

@@ -197,9 +197,8 @@ OriginalComparison compare_with_fixture(
     o.seed = static_cast<uint64_t>(meta_number(fx.meta, {"seed"}));
     t0 = meta_number(fx.meta, {"t0"});
     dt = meta_number(fx.meta, {"dt"});
-    o.planner = fx.meta.value("planner", "off") == "sync"
-                    ? legacy::LegacyOptions::Planner::Synchronous
-                    : legacy::LegacyOptions::Planner::Off;
+    o.planner = fx.meta.value("planner", "off") == "sync" ? LegacyPlanner::Sync
+                                                          : LegacyPlanner::Off;
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("fixture {}: {}", dir, e.what()));
   }
@@ -256,6 +255,8 @@ int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, 
       throw std::invalid_argument("--recording cannot be combined with --scenarios");
     }
     if (options.cycles < 1) throw std::invalid_argument("--cycles must be at least 1");
+    if (options.planner != "off" && options.planner != "sync")
+      throw std::invalid_argument("--planner must be off or sync (async is not reproducible)");
     if (!(options.tolerance >= 0)) throw std::invalid_argument("--tolerance must be >= 0");
     if (generate && options.recording.empty())
       scenarios = pick_original_scenarios(options.scenarios);
@@ -302,6 +303,11 @@ int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, 
       }
       const std::string inputs = (work / "recording_inputs.npy").string();
       write_npy_f64(inputs, rows, n, width);
+      if (brain.legacy_planner == LegacyPlanner::Async) {
+        throw std::invalid_argument(
+            "the recording was served with \"legacy_planner\": \"async\", which is not "
+            "reproducible (docs/legacy.md \"Planner\"): nothing to compare it with");
+      }
       const uint32_t seed = legacy_robot_seed(brain.seed, r.key_hash);
       const std::string name = "recording_" + fs::path(r.folder).filename().string();
       const std::string dir = (work / name).string();
@@ -329,10 +335,11 @@ int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, 
         std::vector<std::string> tail;
         const int rc = run_script(
             fmt::format("--em-brain {} --out {} --stream {} --rewards {} --R {} --S {} --M {} "
-                        "--cycles {} --seed {} --dt {}",
+                        "--cycles {} --seed {} --dt {} --planner {}",
                         shell_quote(options.em_brain), shell_quote(dir), s.stream,
                         s.rewards ? "on" : "off", s.resolution, s.sensory_dim, s.motor_dim,
-                        options.cycles, options.seed, kLegacyClockStepS),
+                        options.cycles, options.seed, kLegacyClockStepS,
+                        options.planner == "sync" ? "sync" : "off"),
             out, tail);
         if (rc == 2 && !tail.empty())
           throw OriginalFailed(tail.back());  // not a compatible em-brain

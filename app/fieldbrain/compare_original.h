@@ -44,6 +44,7 @@ struct CompareOriginalOptions {
   double tolerance = 1e-5;             // max |motor diff| and |confidence diff| accepted
   bool per_cycle = false;              // print every cycle's differences
   std::string keep;                    // keep the fixtures the script made here ("": temporary)
+  std::string planner = "off";         // generated scenarios: the planner "off" or "sync"
 };
 
 // One scenario's verdict.

@@ -107,9 +107,7 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     o.motor_dim = M;
     o.resolution = config.resolution;
     o.seed = legacy_robot_seed(config.seed, r.key_hash);
-    o.planner = config.legacy_planner == LegacyPlanner::Sync
-                    ? legacy::LegacyOptions::Planner::Synchronous
-                    : legacy::LegacyOptions::Planner::Off;
+    o.planner = config.legacy_planner;
     legacy::LegacyBrain brain(o);
     std::vector<float> m(static_cast<size_t>(M));
     for (int64_t i = 0; i < r.cycles; ++i) {

@@ -28,8 +28,6 @@ void check_options(const LegacyOptions& o) {
   if (!cpu_runs_legacy_stencils())
     throw std::invalid_argument(
         "legacy brain: this CPU lacks AVX2 and FMA, which its diffusion stencils need");
-  if (o.planner != LegacyOptions::Planner::Off)
-    throw std::invalid_argument("legacy brain: only the planner's 'off' mode is ported");
 }
 
 std::unique_ptr<LegacyCycle> build(const LegacyOptions& o, NumpyRandomState& numpy) {
@@ -40,7 +38,7 @@ std::unique_ptr<LegacyCycle> build(const LegacyOptions& o, NumpyRandomState& num
   // it can be taken before the field's randn.
   const int64_t n_waves = numpy.randint(3, 6);
   return std::make_unique<LegacyCycle>(o.sensory_dim, o.motor_dim, o.resolution, n_waves,
-                                       std::move(gen));
+                                       std::move(gen), o.planner);
 }
 }  // namespace
 
@@ -95,7 +93,7 @@ void LegacyBrainImpl::save(const std::string& path) const {
                          {"motor_dim", options_.motor_dim},
                          {"resolution", options_.resolution},
                          {"seed", options_.seed},
-                         {"planner", "off"},
+                         {"planner", planner_mode_name(options_.planner)},
                          {"cycle", cycle_->cycle()},
                          {"numpy_pos", numpy_->pos()},
                          {"state", w.state}};

@@ -1,7 +1,9 @@
 // The legacy profile's brain (brain/legacy/LEGACY.md): em-brain's field brain
 // (UnifiedFieldBrain.process_robot_cycle, commit ef2bdb8, as its server's factory builds it)
 // reproduced number for number on the CPU under the pins of the profiling notes: its own
-// seeded generators, the clock passed in, the planner's background discovery off.
+// seeded generators, the clock passed in, the planner's discovery off or on the cycle's thread
+// (LegacyPlanner::Sync); LegacyPlanner::Async runs it on a worker thread, as the original's
+// server does, and is not reproducible.
 //
 // Guarantees:
 //  - Construction draws exactly the original's construction draws (torch: the field, the wave
@@ -27,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "brain/legacy/planner_mode.h"
+
 namespace fieldbrain::legacy {
 
 class LegacyCycle;
@@ -35,13 +39,13 @@ class NumpyRandomState;
 struct LegacyOptions {
   int64_t sensory_dim = 24, motor_dim = 4, resolution = 32;
   uint64_t seed = 42;  // torch.manual_seed / np.random.seed / random.seed value (P1)
-  enum class Planner { Off, Synchronous } planner = Planner::Off;  // P4
+  LegacyPlanner planner = LegacyPlanner::Off;  // P4: the strategic planner's mode
 };
 
 class LegacyBrainImpl : public torch::nn::Module {
  public:
   // Throws std::invalid_argument for sizes the original cannot run (S < 1, M < 1, R < 8, a seed
-  // numpy refuses) and for Planner::Synchronous (not ported; docs/legacy.md).
+  // numpy refuses).
   explicit LegacyBrainImpl(LegacyOptions o);
   ~LegacyBrainImpl() override;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/motor_generation.h"
@@ -25,7 +26,7 @@ torch::Tensor initial_field(int64_t R, at::Generator& gen) {
 // UnifiedFieldBrain.__init__ / _initialize_core_systems, then the factory's
 // enable_hierarchical_prediction / enable_strategic_planning / enable_active_vision (none draws).
 LegacyCycle::LegacyCycle(int64_t sensory_dim, int64_t motor_dim, int64_t resolution,
-                         int64_t n_waves, at::Generator gen)
+                         int64_t n_waves, at::Generator gen, LegacyPlanner planner)
     : S_(sensory_dim),
       M_(motor_dim),
       R_(resolution),
@@ -36,7 +37,8 @@ LegacyCycle::LegacyCycle(int64_t sensory_dim, int64_t motor_dim, int64_t resolut
       topology_(field_shape(resolution), 0.05, 200),
       mapping_(field_shape(resolution), 0.3, 0.95),
       predictive_((dynamics_->initialize_field_dynamics(field_, gen_), field_shape(resolution)),
-                  sensory_dim, gen_) {}
+                  sensory_dim, gen_),
+      discovery_(make_pattern_discovery(planner, resolution)) {}
 
 std::vector<TopologyRegion*> LegacyCycle::last_activated_objects() {
   std::vector<TopologyRegion*> out;
@@ -92,8 +94,34 @@ void LegacyCycle::evolve_field() {
   for (const FieldBlobWrite& b : predictive_.take_pending_update())
     field_.index({Slice(b.x0, b.x1), Slice(b.y0, b.y1), Slice(b.z0, b.z1), b.channel}) +=
         static_cast<double>(static_cast<float>(b.value));
-  // 5. no strategic pattern ever arrives with the planner's discovery off
+  // 5. the strategic pattern, once one has arrived
+  if (pattern_) apply_strategic_pattern();
   field_evolution_cycles_ += 1;
+}
+
+// _evolve_field step 5: the pattern blended into the memory channels, its energy into content
+void LegacyCycle::apply_strategic_pattern() {
+  torch::Tensor memory = field_.slice(3, 32, 48);
+  memory.copy_(memory * 0.7 + pattern_->pattern * 0.3);
+  torch::Tensor pattern_energy = field_.slice(3, 32, 48).mean(-1, true);
+  torch::Tensor gradient_influence = at::tanh(pattern_energy) * 0.2;
+  field_.slice(3, 0, 32).add_(gradient_influence.expand({-1, -1, -1, 32}));
+}
+
+// process_robot_cycle step 7. The tensions are measured only when they can decide (they draw
+// nothing and change nothing); with the planner off no pattern ever arrives, so every cycle
+// requests.
+void LegacyCycle::strategic_discovery(double now_s) {
+  const bool should_discover = !pattern_.has_value() || brain_cycles_ % 20 == 0 ||
+                               prediction_confidence_ < 0.3 ||
+                               measure_field_tensions(field_).total > 0.6;
+  if (should_discover) {
+    discovery_requests_ += 1;
+    discovery_->request(field_, gen_, now_s);
+  }
+  // on_pattern_discovered: a pattern with a positive score becomes the current one
+  std::optional<StrategicPattern> found = discovery_->take_finished();
+  if (found && found->score > 0) pattern_ = std::move(found);
 }
 
 // UnifiedFieldBrain.process_robot_cycle
@@ -155,9 +183,8 @@ std::vector<double> LegacyCycle::process(const std::vector<double>& input, doubl
   if (std::abs(reward) > 0.1) shaper_.process_reward(field_, reward);
   last_reward_signal_ = reward;
 
-  // 7. strategic pattern discovery: no pattern ever arrives, so it is requested every cycle;
-  // the request is recorded and dropped (P4), and the tensions it is measured with are unused.
-  discovery_requests_ += 1;
+  // 7. strategic pattern discovery
+  strategic_discovery(now_s);
 
   // 8. evolve
   evolve_field();
@@ -176,7 +203,7 @@ std::vector<double> LegacyCycle::process(const std::vector<double>& input, doubl
   // 8. motors
   std::vector<double> motor = generate_motor_action(
       field_, M_, dynamics_->modulation().set ? dynamics_->modulation().exploration_drive : 0.5,
-      gen_);
+      gen_, pattern_.has_value());
 
   // 9. topology regions every 5th cycle
   if (brain_cycles_ % 5 == 0) {
@@ -238,7 +265,14 @@ nlohmann::json LegacyCycle::brain_state() const {
           {"temporal_basis", temporal_basis_},
           {"last_imprint_strength", last_imprint_strength_},
           {"imprint_strategy", last_imprint_strategy_},
-          {"planner", {{"mode", "off"}, {"discovery_requests", discovery_requests_}}},
+          {"planner",
+           {{"mode", planner_mode_name(discovery_->mode())},
+            {"discovery_requests", discovery_requests_},
+            {"discoveries", discovery_->discoveries()},
+            {"last_discovery_ms", discovery_->last_discovery_seconds() * 1000.0},
+            {"pattern_active", pattern_.has_value()},
+            {"pattern_score", pattern_ ? nlohmann::json(pattern_->score) : nlohmann::json()},
+            {"library_size", static_cast<int64_t>(discovery_->library().size())}}},
           {"tensor_shape", {R_, R_, R_, 64}},
           {"device", "cpu"}};
 }
@@ -248,7 +282,11 @@ void LegacyCycle::save(StateWriter& w) const {
   if (predicted_sensory_.defined()) w.tensor("predicted_sensory", predicted_sensory_);
   if (last_prediction_error_.defined()) w.tensor("last_prediction_error", last_prediction_error_);
   auto* cpu_gen = gen_.get<at::CPUGeneratorImpl>();
-  w.tensor("torch_generator_state", torch::Tensor(cpu_gen->get_state()));
+  {
+    // an async planner's worker may be drawing from it
+    std::lock_guard<std::mutex> lock(cpu_gen->mutex_);
+    w.tensor("torch_generator_state", torch::Tensor(cpu_gen->get_state()));
+  }
   nlohmann::json recent = nlohmann::json::array();
   for (const auto& v : recent_sensory_) recent.push_back(v);
   w.state["brain"] = {{"brain_cycles", brain_cycles_},
@@ -263,6 +301,9 @@ void LegacyCycle::save(StateWriter& w) const {
                       {"discovery_requests", discovery_requests_},
                       {"last_imprint_strategy", last_imprint_strategy_},
                       {"input_length", input_length_}};
+  save_patterns(w, "planner_library", discovery_->library());
+  save_patterns(w, "planner_current",
+                pattern_ ? std::vector<StrategicPattern>{*pattern_} : std::vector<StrategicPattern>{});
   dynamics_->save(w, "field_dynamics");
   shaper_.save(w, "reward_shaping");
   topology_.save(w, "topology");
@@ -295,6 +336,13 @@ void LegacyCycle::load(const StateReader& r) {
   discovery_requests_ = j.at("discovery_requests").get<int64_t>();
   last_imprint_strategy_ = j.at("last_imprint_strategy").get<int>();
   input_length_ = j.at("input_length").get<int64_t>();
+  // saves from before the planner was ported have neither: no pattern, an empty library
+  if (r.state.contains("planner_library"))
+    discovery_->restore_library(load_patterns(r, "planner_library"));
+  if (r.state.contains("planner_current")) {
+    std::vector<StrategicPattern> current = load_patterns(r, "planner_current");
+    if (!current.empty()) pattern_ = std::move(current.front());
+  }
   dynamics_->load(r, "field_dynamics");
   shaper_.load(r, "reward_shaping");
   topology_.load(r, "topology");

@@ -1,6 +1,7 @@
 // em-brain's UnifiedFieldBrain (brains/field/unified_field_brain.py) as its server's factory
 // builds it (hierarchical prediction, strategic planning and active vision enabled; the
-// planner's background discovery off): construction in the original's draw order and one
+// planner's discovery served as its mode says, brain/legacy/pattern_discovery.h): construction
+// in the original's draw order and one
 // process_robot_cycle, reading top to bottom like the original. Inputs are validated by the
 // caller (LegacyBrainImpl).
 #pragma once
@@ -8,12 +9,15 @@
 #include <torch/torch.h>
 
 #include <deque>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "brain/legacy/field_dynamics.h"
 #include "brain/legacy/legacy_state_io.h"
+#include "brain/legacy/pattern_discovery.h"
 #include "brain/legacy/predictive_field.h"
 #include "brain/legacy/reward_shaping.h"
 #include "brain/legacy/sensory_mapping.h"
@@ -26,7 +30,7 @@ class LegacyCycle {
   // UnifiedFieldBrain.__init__ + the factory's enable_* calls; every construction draw comes
   // from `gen` (torch's) and `n_waves` (numpy's randint(3, 6), drawn by the caller).
   LegacyCycle(int64_t sensory_dim, int64_t motor_dim, int64_t resolution, int64_t n_waves,
-              at::Generator gen);
+              at::Generator gen, LegacyPlanner planner = LegacyPlanner::Off);
 
   // process_robot_cycle(sensory_input) at clock `now_s`: the M motors.
   std::vector<double> process(const std::vector<double>& sensory_input, double now_s);
@@ -43,6 +47,9 @@ class LegacyCycle {
   const PredictiveFieldSystem& predictive() const { return predictive_; }
   const SensoryMapping& mapping() const { return mapping_; }
   int64_t discovery_requests() const { return discovery_requests_; }
+  // current_strategic_pattern (none until a discovery with a positive score arrives).
+  const std::optional<StrategicPattern>& strategic_pattern() const { return pattern_; }
+  const PatternDiscovery& discovery() const { return *discovery_; }
   // The length of the inputs seen so far (-1 before the first cycle).
   int64_t input_length() const { return input_length_; }
 
@@ -52,6 +59,9 @@ class LegacyCycle {
  private:
   void imprint_experience(const torch::Tensor& raw, double field_intensity);
   void evolve_field();
+  // Step 7: discover_async when the original would, then the finished discovery's callback.
+  void strategic_discovery(double now_s);
+  void apply_strategic_pattern();
   // The regions behind _last_activated_regions: null entries for region-ID strings.
   std::vector<TopologyRegion*> last_activated_objects();
 
@@ -77,7 +87,9 @@ class LegacyCycle {
   std::deque<std::vector<double>> recent_sensory_;  // maxlen 10
   double last_reward_signal_ = 0.0;
   std::string temporal_basis_ = "immediate";
-  int64_t discovery_requests_ = 0;  // the planner's discovery requests, recorded and dropped (P4)
+  int64_t discovery_requests_ = 0;  // the planner's discovery requests (P4)
+  std::unique_ptr<PatternDiscovery> discovery_;
+  std::optional<StrategicPattern> pattern_;  // current_strategic_pattern
   int last_imprint_strategy_ = -1;
   int64_t input_length_ = -1;
 };

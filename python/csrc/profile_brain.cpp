@@ -144,8 +144,7 @@ legacy::LegacyOptions legacy_options(const BrainConfig& c, uint64_t seed) {
   o.motor_dim = c.motor_dim;
   o.resolution = c.resolution;
   o.seed = seed;
-  o.planner = c.legacy_planner == LegacyPlanner::Sync ? legacy::LegacyOptions::Planner::Synchronous
-                                                      : legacy::LegacyOptions::Planner::Off;
+  o.planner = c.legacy_planner;
   return o;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Regenerate the committed legacy fixtures (test/fixtures/legacy/) from an em-brain checkout at
 # commit ef2bdb8: EM_BRAIN=/path/to/em-brain scripts/legacy/make_fixtures.sh [scenario ...]
-# Takes ~40 min on a busy 2-core machine (r32_s24m4_smooth_reward is most of it).
+# Takes ~60 min on a busy 2-core machine (r32_s24m4_smooth_reward and the three *_sync
+# scenarios, whose planner discoveries take 60-90 s each in the original, are most of it).
 #
 # The original's numbers depend on the torch release it runs under, and the legacy profile
 # follows the LibTorch release it runs on, so the scenarios are recorded once per release: the
@@ -17,7 +18,8 @@ PY=${PY:-/usr/bin/python3}
 FIXTURES=${FIXTURES:-test/fixtures/legacy}
 [ $# -gt 0 ] || set -- r16_s24m4_construction r16_s24m4_smooth r16_s24m4_random_reward \
   r16_s24m4_negative_reward r16_s12m6_smooth_reward r16_s12m6_random r16_s12m6_negative \
-  r32_s24m4_smooth_reward
+  r32_s24m4_smooth_reward r16_s24m4_smooth_sync r16_s12m6_negative_sync \
+  r16_s12m6_smooth_reward_sync
 for s in "$@"; do
   echo "== $s" >&2
   rm -rf "$FIXTURES/$s"

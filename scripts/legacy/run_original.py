@@ -59,6 +59,10 @@ SCENARIOS = {
     "r32_s24m4_smooth_reward": (32, 24, 4, "smooth", True, 300),
     # the state right after construction, then one cycle (smooth input) for the first draws
     "r16_s24m4_construction": (16, 24, 4, "smooth", False, 1),
+    # the planner synchronous (--planner sync, implied by the name): its patterns arrive and steer
+    "r16_s24m4_smooth_sync": (16, 24, 4, "smooth", False, 64),
+    "r16_s12m6_negative_sync": (16, 12, 6, "negative", False, 64),
+    "r16_s12m6_smooth_reward_sync": (16, 12, 6, "smooth", True, 64),
 }
 
 STRATEGIES = ["none", "existing", "resonant", "correlated", "empty"]
@@ -274,8 +278,9 @@ def build_brain(path, adaptive, factory_mod, R, S, M, seed, clock, trace):
     return brain
 
 
-def pin_planner(brain, mode, clock, requests):
-    """P4: replace discover_async on the instance."""
+def pin_planner(brain, mode, clock, requests, discoveries):
+    """P4: replace discover_async on the instance. With sync, `discoveries` gets one entry per
+    discovery: (cycle, best score or None, real seconds the discovery took)."""
     planner = brain.strategic_planner
 
     if mode == "off":
@@ -286,8 +291,12 @@ def pin_planner(brain, mode, clock, requests):
         def discover_async(current_field, reward_signal, callback=None):
             requests.append(clock.n)
             with contextlib.redirect_stdout(sys.stderr):
+                started = _real_time.perf_counter()
                 pattern = planner.discover_strategic_pattern(current_field.clone().detach(),
                                                              reward_signal, n_candidates=32)
+                took = _real_time.perf_counter() - started
+                discoveries.append((clock.n, None if pattern is None else float(pattern.score),
+                                    took))
                 if callback:
                     callback(pattern)
             return None
@@ -371,8 +380,8 @@ def run(args):
     if args.construction:
         write_construction(out, brain, trace)
 
-    requests = []
-    pin_planner(brain, args.planner, clock, requests)
+    requests, discoveries = [], []
+    pin_planner(brain, args.planner, clock, requests, discoveries)
     imprint = {}
     watch_imprint(brain, imprint)
 
@@ -382,7 +391,7 @@ def run(args):
                                      "smoothed_confidence", "clock")}
     ints = {k: np.zeros(N, dtype=np.int64) for k in ("regions", "regions_activated",
                                                      "imprint_strategy", "cognitive_mode",
-                                                     "planner_request")}
+                                                     "planner_request", "planner_active")}
     location = np.full((N, 3), -1, dtype=np.int64)
     fields_dir = os.path.join(out, "fields")
     started = _real_time.time()
@@ -412,6 +421,7 @@ def run(args):
         ints["imprint_strategy"][n] = imprint.get("strategy", 0)
         ints["cognitive_mode"][n] = COGNITIVE_MODES.index(state["cognitive_mode"])
         ints["planner_request"][n] = len(requests) > nreq
+        ints["planner_active"][n] = brain.current_strategic_pattern is not None
         if "location" in imprint:
             location[n] = imprint["location"]
         if n < args.dump_fields:
@@ -431,6 +441,11 @@ def run(args):
     for k, v in ints.items():
         save_npy(out, k + ".npy", v)
     save_npy(out, "imprint_location.npy", location)
+    if args.planner == "sync":
+        # one row per discovery: the cycle, the best candidate's score (NaN: none), real seconds
+        rows = [(c, np.nan if sc is None else sc, t) for c, sc, t in discoveries]
+        save_npy(out, "planner_discoveries.npy", np.array(rows, dtype=np.float64).reshape(-1, 3))
+        meta["planner_discovery_seconds"] = [round(t, 3) for _, _, t in discoveries]
     with open(os.path.join(out, "draws.json"), "w") as f:
         json.dump(trace.log, f, separators=(",", ":"))
         f.write("\n")
@@ -508,7 +523,8 @@ def parse(argv):
     p.add_argument("--M", type=int)
     p.add_argument("--cycles", type=int)
     p.add_argument("--seed", type=int)
-    p.add_argument("--planner", choices=["off", "sync"], default="off")
+    p.add_argument("--planner", choices=["off", "sync"],
+                   help="the planner's discovery (default off; a scenario named *_sync: sync)")
     p.add_argument("--dt", type=float, default=DT_DEFAULT)
     p.add_argument("--t0", type=float, default=T0_DEFAULT)
     p.add_argument("--dump-fields", type=int, default=0, metavar="K",
@@ -525,6 +541,10 @@ def parse(argv):
         a.rewards = "on" if rewards else "off"
         a.seed = 42 if a.seed is None else a.seed
         a.construction = a.scenario.endswith("_construction")
+        implied = "sync" if a.scenario.endswith("_sync") else "off"
+        if a.planner not in (None, implied):
+            p.error(f"--scenario {a.scenario} runs the planner {implied}")
+        a.planner = implied
     elif a.inputs:
         if a.stream or a.rewards or a.cycles:
             p.error("--inputs replaces --stream, --rewards and --cycles")
@@ -532,6 +552,7 @@ def parse(argv):
         missing = [f for f in ("stream", "rewards", "cycles") if getattr(a, f) is None]
         if missing:
             p.error("give --scenario, --inputs, or --stream with --rewards and --cycles")
+    a.planner = a.planner or "off"
     for f in ("R", "S", "M", "seed"):
         if getattr(a, f) is None:
             p.error(f"--{f} is required")

@@ -91,6 +91,9 @@ TEST_CASE("The profile is fieldbrain unless the config says legacy", "[brain]") 
     CHECK(back.legacy_clock == LegacyClock::Wall);
     CHECK(back.legacy_planner == LegacyPlanner::Sync);
     CHECK(back.legacy_reward == LegacyReward::Append);
+    const auto async = nlohmann::json{{"profile", "legacy"}, {"legacy_planner", "async"}};
+    CHECK(async.get<BrainConfig>().legacy_planner == LegacyPlanner::Async);
+    CHECK(nlohmann::json(async.get<BrainConfig>()).at("legacy_planner") == "async");
     CHECK(nlohmann::json{{"profile", "fieldbrain"}}.get<BrainConfig>().profile ==
           BrainProfile::Fieldbrain);
   }
@@ -100,8 +103,9 @@ TEST_CASE("The profile is fieldbrain unless the config says legacy", "[brain]") 
                         Catch::Contains("\"legacy\"") && Catch::Contains("\"fieldbrain\""));
     CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_clock", "slow"}}),
                Catch::Contains("legacy_clock") && Catch::Contains("\"fixed\""));
-    CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_planner", "async"}}),
-               Catch::Contains("legacy_planner") && Catch::Contains("\"sync\""));
+    CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_planner", "background"}}),
+               Catch::Contains("legacy_planner") && Catch::Contains("\"sync\"") &&
+                   Catch::Contains("\"async\""));
     CHECK_THAT(error_of({{"profile", "legacy"}, {"legacy_reward", "keep"}}),
                Catch::Contains("legacy_reward") && Catch::Contains("\"append\""));
     CHECK_THAT(error_of({{"profile", 1}}), Catch::Contains("profile"));

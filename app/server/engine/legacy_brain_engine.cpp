@@ -256,8 +256,7 @@ class LegacyBrainEngine final : public BrainEngine {
     o.motor_dim = motor_dim;
     o.resolution = config_.resolution;
     o.seed = legacy_robot_seed(config_.seed, robot_key_hash(robot_key));
-    o.planner = config_.legacy_planner == LegacyPlanner::Sync ? LegacyOptions::Planner::Synchronous
-                                                              : LegacyOptions::Planner::Off;
+    o.planner = config_.legacy_planner;
     LegacyRobot r{LegacyBrain(o), static_cast<uint32_t>(o.seed), 0.0};
     return r;
   }

@@ -71,8 +71,11 @@ void add_ratios(std::vector<BenchRow>& rows) {
       r.speedup_vs_python = py->ms_per_cycle / r.ms_per_cycle;
     }
     if (r.impl == "legacy") continue;
+    const bool rewarded = r.impl == "cpp_fast_reward" || r.impl == "cpp_reference_reward";
     const BenchRow* ref =
-        find(rows, is_field_step(r.impl) ? "field_step_reference" : "cpp_reference", r.R, r.B);
+        find(rows, is_field_step(r.impl) ? "field_step_reference"
+                   : rewarded            ? "cpp_reference_reward"
+                                         : "cpp_reference", r.R, r.B);
     if (ref && r.impl != "copy") r.speedup_vs_reference = ref->ms_per_cycle / r.ms_per_cycle;
     if (const BenchRow* copy = find(rows, "copy", r.R, r.B)) {
       r.fraction_of_roofline = copy->ms_per_cycle / r.ms_per_cycle;
@@ -97,6 +100,24 @@ void print_batch_gains(const std::vector<BenchRow>& rows) {
     const double rc1 = 1000.0 / one->ms_per_cycle, rcB = 1000.0 * r.B / r.ms_per_cycle;
     fmt::print("{:<14} {:>4} {:>3} {:>3} {:>12.1f} {:>12.1f} {:>6.2f}x\n", r.impl, r.device, r.R, r.B,
                rc1, rcB, rcB / rc1);
+  }
+}
+
+void print_reward_costs(const std::vector<BenchRow>& rows) {
+  bool header = false;
+  for (const auto& r : rows) {
+    const std::string suffix = "_reward";
+    if (r.impl.size() <= suffix.size() || r.impl.compare(r.impl.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const BenchRow* plain = find(rows, r.impl.substr(0, r.impl.size() - suffix.size()), r.R, r.B);
+    if (plain == nullptr || !r.skipped.empty() || !plain->skipped.empty() || plain->ms_per_cycle <= 0) continue;
+    if (!header) {
+      fmt::print("\nwhat a reward costs: rewarded cycle vs plain cycle, same run (target <= 1.5x):\n");
+      fmt::print("{:<21} {:>4} {:>3} {:>3} {:>11} {:>11} {:>7}\n", "impl", "dev", "R", "B",
+                 "plain ms", "reward ms", "ratio");
+      header = true;
+    }
+    fmt::print("{:<21} {:>4} {:>3} {:>3} {:>11.3f} {:>11.3f} {:>6.2f}x\n", r.impl, r.device, r.R, r.B,
+               plain->ms_per_cycle, r.ms_per_cycle, r.ms_per_cycle / plain->ms_per_cycle);
   }
 }
 

@@ -46,6 +46,9 @@ void print_table(const std::vector<BenchRow>& rows);  // and the per-stage table
 // Per cycle-like impl and R: robot-cycles/s at each B beside B = 1's, and their ratio (what
 // batching buys; the issue's target for the server's tick is >= 1.8x at B = 4).
 void print_batch_gains(const std::vector<BenchRow>& rows);
+// Per rewarded row (impl ending in "_reward"): its ms beside the plain row of the same impl, R
+// and B, and their ratio (issue 42's target: <= 1.5x for cpp_fast at R = 32, B = 1).
+void print_reward_costs(const std::vector<BenchRow>& rows);
 nlohmann::json to_json(const std::vector<BenchRow>& rows);
 
 }  // namespace bench

@@ -1,6 +1,7 @@
 #include "app/bench/bench_rows.h"
 
 #include "app/bench/device_timer.h"
+#include "app/bench/reward_schedule.h"
 
 #include <unistd.h>  // getpid
 
@@ -190,6 +191,18 @@ void set_brain_dims(int64_t sensory_dim, int64_t motor_dim) {
 
 namespace {
 
+// The reward of each cycle of a reward period, [B] frames made before timing (zeros when the
+// row is not rewarded).
+std::vector<torch::Tensor> reward_stream(int64_t B, bool rewarded) {
+  std::vector<torch::Tensor> frames;
+  for (int64_t i = 0; i < kRewardPeriod; ++i) {
+    auto r = torch::zeros({B});
+    for (int64_t b = 0; b < B && rewarded; ++b) r[b] = scheduled_reward(i, b);
+    frames.push_back(r);
+  }
+  return frames;
+}
+
 // Tensor buffers requested so far (the stage table's per-stage tensors); the pool counts them.
 int64_t pool_requests() {
   const auto* pool = ops::CachingCpuAllocator::installed();
@@ -199,7 +212,7 @@ int64_t pool_requests() {
 }  // namespace
 
 BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
-                          int64_t R, const RowBudget& budget) {
+                          int64_t R, const RowBudget& budget, bool rewarded) {
   const BrainConfig config = bench_config(device, R, field_step);
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(b));
@@ -208,17 +221,29 @@ BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_
   if (ops::CachingCpuAllocator::installed() != nullptr) brain->count_stage_tensors(pool_requests);
   StageTotals stages;  // over the timed cycles
   const auto sensors = smooth_stream(B, config.sensory_dim);
-  const auto reward = torch::zeros({B});
+  const auto rewards = reward_stream(B, rewarded);
   auto motors = torch::empty({B, config.motor_dim});  // reused: the cycle's output buffer
-  auto row = measure(config.cycle() == BrainCycle::Fused ? "cpp_fast" : "cpp_reference", device, B, R, budget,
-                     [&](int64_t i) {
-                       brain->step_into(sensors[i % 64], reward, motors);
-                       if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up
-                     });
+  // A rewarded row first runs one reward period untimed, so every slot of the bank is in use
+  // (the steady state of a learning robot) before the timing starts.
+  if (rewarded) {
+    for (int64_t i = 0; i < kRewardPeriod; ++i) brain->step_into(sensors[i % 64], rewards[i], motors);
+  }
+  const std::string impl = std::string(config.cycle() == BrainCycle::Fused ? "cpp_fast" : "cpp_reference") +
+                           (rewarded ? "_reward" : "");
+  auto row = measure(impl, device, B, R, budget, [&](int64_t i) {
+    brain->step_into(sensors[i % 64], rewards[i % kRewardPeriod], motors);
+    if (i > 0) stages.add(brain->stage_times());  // not the untimed warm-up
+  });
   row.stage_ms = stages.means(row.iterations);
   if (ops::CachingCpuAllocator::installed() != nullptr) row.stage_tensors = stages.counted_means(row.iterations);
   row.note =
       fmt::format("field_step {}, S={} M={}", field_step, config.sensory_dim, config.motor_dim);
+  if (rewarded) {
+    int64_t live = 0;
+    for (int64_t b = 0; b < B; ++b) live += brain->telemetry(b).value("attractors", int64_t{0});
+    row.note += fmt::format(", reward schedule (app/bench/reward_schedule.h), {:.1f} live slots/robot",
+                            static_cast<double>(live) / B);
+  }
   return row;
 }
 

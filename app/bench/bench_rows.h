@@ -40,9 +40,11 @@ BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R
 // dst.copy_(src) of the batch's field (B x 64 x R^3 float32: 8 MiB per robot at R = 32).
 BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // Whole FieldBrain cycles with config.field_step = field_step ("reference" -> impl
-// "cpp_reference", "fast" -> "cpp_fast") on a smooth synthetic sensor stream.
+// "cpp_reference", "fast" -> "cpp_fast") on a smooth synthetic sensor stream. `rewarded`: the
+// reward of app/bench/reward_schedule.h every cycle (rows "cpp_fast_reward",
+// "cpp_reference_reward"), after one untimed reward period that fills the attractor bank.
 BenchRow time_brain_cycle(const torch::Device& device, const std::string& field_step, int64_t B,
-                          int64_t R, const RowBudget& budget);
+                          int64_t R, const RowBudget& budget, bool rewarded = false);
 // The server's tick over B robots of one (S, M) with the fast field step, one tick per
 // iteration, every robot ready: "group" steps B rows of one resident BrainGroup (the server
 // today); "tick_singles" steps B single-robot FieldBrains through FieldBrainImpl::step_group

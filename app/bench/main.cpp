@@ -2,7 +2,9 @@
 // reference field step vs an 8 MiB-per-robot copy (the memory roofline of the device), the
 // reference's field_step in Python (eager, and through torch.compile where the local torch
 // has it), and whole cycles of the C++ reference path, the C++ fast path and the Python
-// reference (CPU), the server's tick over B robots (a resident BrainGroup: group, group_churn;
+// reference (CPU), the same C++ cycles with a reward every cycle (cpp_fast_reward,
+// cpp_reference_reward: app/bench/reward_schedule.h; after the table, each beside its plain
+// row), the server's tick over B robots (a resident BrainGroup: group, group_churn;
 // the single brains of before: tick_singles), at R in {16, 32, 64} x B in {1, 4, 16} (--quick:
 // R = 32, B in {1, 4}); the legacy profile's cycle beside the original em-brain's (rows legacy,
 // python_original with --em-brain PATH) at B = 1, R <= 32. After the table, robot-cycles/s at
@@ -26,6 +28,7 @@
 #include "app/bench/device_timer.h"
 #include "brain/brain_config.h"
 #include "brain/ops/caching_allocator.h"
+#include "app/cli/command_line.h"
 #include "app/version/version.h"
 
 using namespace fieldbrain::bench;
@@ -36,6 +39,7 @@ const std::vector<std::string> kAllImpls = {
     "copy",          "field_step_op", "field_step_seeded",    "philox_fill",
     "field_step_reference", "field_readout_op", "python_eager", "torch_compile",
     "cpp_fast",      "cpp_reference", "python",               "load",
+    "cpp_fast_reward", "cpp_reference_reward",
     "group",         "group_churn",   "tick_singles",         "legacy",
     "python_original"};
 
@@ -79,7 +83,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--motor-dim", motor_dim, "M of the cycle rows' brains (PiCar-X: 6)")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
   set_brain_dims(sensory_dim, motor_dim);
   torch::Device device = torch::kCPU;
   try {
@@ -134,6 +139,10 @@ int main(int argc, char** argv) {
       run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
       run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
       run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
+      // The same cycles with a reward (app/bench/reward_schedule.h): the attractor bank's cost.
+      run("cpp_fast_reward", [&] { return time_brain_cycle(device, "fast", B, R, budget, true); });
+      run("cpp_reference_reward",
+          [&] { return time_brain_cycle(device, "reference", B, R, slow, true); });
       run("group", [&] { return time_group_tick(device, false, B, R, budget); });
       run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
       run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
@@ -152,6 +161,7 @@ int main(int argc, char** argv) {
   add_ratios(rows);
   print_table(rows);
   print_batch_gains(rows);
+  print_reward_costs(rows);
   if (!json_path.empty()) {
     std::ofstream(json_path) << to_json(rows).dump(2) << "\n";
     fmt::print(stderr, "wrote {}\n", json_path);

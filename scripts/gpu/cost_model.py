@@ -191,7 +191,8 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
       "block per robot: 512 corner samples, cosine against 200 remembered samples (400 KB)")
     k("record_kernel", "attractor_record_", "6", B * I64 + stores * field(64), stores * field(64),
       0, B * 64 * blk(V, 1024),
-      "a robot that stores copies its field into the bank; the bench's robots never store")
+      "a robot that stores copies its field into the bank (8.4 MB at R = 32); the bench's plain "
+      "rows never store, its rewarded rows (cpp_fast_reward) 7 cycles in 8: --stores 0.86")
     k("spontaneous_wave_kernel", "spontaneous_wave_out", "7.3", B * 5 * 4 * F32, B * V * F32,
       B * V * (5 * (6 + OPS_TRANSCENDENTAL) + 3 * OPS_INT_DIV), B * blk(V), "one thread per voxel")
     # The field step (brain/ops/cuda/field_step_kernel.cu): six launches over a workspace of
@@ -233,12 +234,15 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
     pull_bytes = pull_slots * field(64)
     k("sums_kernel", "attractor_pull_", "7.9",
       B * A * 2 * F32 + (field(64) + pull_bytes if pull_slots else 0), B * 64 * (1 + 2 * A) * 8 if pull_slots else 0,
-      B * 64 * V * 3 * (1 + 2 * pull_slots) if pull_slots else 0, B * 64,
-      "block (robot, channel); returns at once when no slot has a weight (the bench)")
+      B * 64 * V * 3 * (1 + 2 * pull_slots) if pull_slots else 0, B * 64 * A,
+      "block (slot, robot x channel): each pulling slot's channel read once (the bank's bytes: "
+      "pull_slots x 8.4 MB per robot at R = 32); zero-weight slots return at once, unread "
+      "(the plain bench rows: all; the rewarded rows: --pull-slots 8)")
     k("pull_kernel", "attractor_pull_", "7.9",
       B * A * 2 * F32 + (field(64) + pull_bytes if pull_slots else 0), field(64) if pull_slots else 0,
       B * 64 * V * 3 * pull_slots, B * 64 * blk(V, 1024),
-      "grid over every voxel; returns at once when no slot has a weight (the bench)")
+      "grid over every voxel: each pulling slot read a second time (the coefficients need the "
+      "whole field's sums first); returns at once when no slot has a weight (plain bench rows)")
     k("copy (F = next)", "HierarchicalPredictor::add_pending", "7.10", field(64), field(64), 0,
       blk(B * 64 * V, 512), "ATen's copy of the next field into F: exactly the bench's `copy` row")
     k("apply_kernel", "hierarchy_apply_", "7.10", B * 64 * 49 * 32, B * 64 * 49 * 32,

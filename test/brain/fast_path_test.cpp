@@ -9,6 +9,7 @@
 #include <cmath>
 #include <thread>
 
+#include "app/bench/reward_schedule.h"
 #include "brain/field_brain.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/caching_allocator.h"
@@ -47,7 +48,19 @@ double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
 // field). The reference step is slow (~0.2 s per robot at R = 32 on 2 quiet threads; under
 // load its OpenMP threads must not spin: test/brain/CMakeLists.txt), so this uses every
 // hardware thread.
-void follow_reference(int64_t R, int64_t B, int cycles) {
+using RewardStream = torch::Tensor (*)(int64_t cycle, const std::vector<uint64_t>& keys);
+
+// A learning robot's reward: every cycle the bench's schedule (app/bench/reward_schedule.h, a
+// sinusoid of amplitude 0.5 and period 64 that crosses |r| = 0.1 both ways four times a period,
+// of both signs), robot b shifted by 5b cycles: nearly every cycle stores a slot, all 8 slots
+// pull, and each is overwritten while it still pulls (from cycle ~10 on).
+torch::Tensor reward_every_cycle(int64_t cycle, const std::vector<uint64_t>& keys) {
+  auto t = torch::zeros({static_cast<int64_t>(keys.size())}, torch::kFloat);
+  for (size_t b = 0; b < keys.size(); ++b) t[b] = bench::scheduled_reward(cycle, static_cast<int64_t>(b));
+  return t;
+}
+
+void follow_reference(int64_t R, int64_t B, int cycles, RewardStream reward = test_reward) {
   // The reference path's temporaries at R = 32, B = 4 (33.5 MB a field) are above glibc's
   // largest mmap threshold (32 MB), so each was a fresh mapping the kernel zeroed page by page:
   // a third of this test's time. The server's pool keeps them for the next cycle instead; the
@@ -63,7 +76,7 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
   double worst_field = 0.0, worst_motors = 0.0;
   for (int i = 0; i < cycles; ++i) {
     const auto s = sensors_of(i, keys, 24);
-    const auto r = test_reward(i, keys);
+    const auto r = reward(i, keys);
     const auto m_ref = reference->step(s, r);
     const auto m_fast = fast->step(s, r);
     const double dm = max_abs_diff(m_ref, m_fast);
@@ -87,7 +100,8 @@ void follow_reference(int64_t R, int64_t B, int cycles) {
     }
   }
   at::set_num_threads(threads_before);
-  WARN("R=" << R << " B=" << B << " cycles=" << cycles << ": worst max|diff| motors "
+  WARN("R=" << R << " B=" << B << " cycles=" << cycles << (reward == test_reward ? "" : " (reward every cycle)")
+            << ": worst max|diff| motors "
             << worst_motors << ", field " << worst_field);
 }
 
@@ -106,6 +120,28 @@ TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=1"
 TEST_CASE("The fast path follows the reference path for 200 cycles at R=32, B=4",
           "[brain][parity][slow]") {
   follow_reference(32, 4, 200);
+}
+
+TEST_CASE("Under a reward every cycle the fast path follows the reference path for 200 cycles at R=16, B=1",
+          "[brain][parity][reward]") {
+  follow_reference(16, 1, 200, reward_every_cycle);
+}
+TEST_CASE("Under a reward every cycle the fast path follows the reference path for 200 cycles at R=16, B=4",
+          "[brain][parity][reward]") {
+  follow_reference(16, 4, 200, reward_every_cycle);
+}
+TEST_CASE("Under a reward every cycle the fast path follows the reference path for 200 cycles at R=32, B=1",
+          "[brain][parity][reward][slow]") {
+  follow_reference(32, 1, 200, reward_every_cycle);
+}
+TEST_CASE("Under a reward every cycle the fast path follows the reference path for 40 cycles at R=32, B=4",
+          "[brain][parity][reward][slow]") {
+  // 40 cycles, not 200: the reference path costs ~0.2 s per robot-cycle at R = 32, and these
+  // already hold everything the bank does: robot 0's reward rises through 0.1 at cycle 3, every
+  // robot stores a slot nearly every cycle, fills its 8 slots and overwrites live ones from
+  // cycle ~11, its reward falls through 0.1 at cycle 30 - 5b (no store for 5 cycles) and comes
+  // back as a punishment (negative valence) at cycle 35 - 5b.
+  follow_reference(32, 4, 40, reward_every_cycle);
 }
 
 TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a batch", "[brain]") {
@@ -168,6 +204,31 @@ TEST_CASE("A steady fast cycle stepped into the caller's motor buffer creates no
     last = twin->step(s, r);
   }
   CHECK(torch::equal(last, motors));
+}
+
+TEST_CASE("A steady fast cycle under a reward every cycle creates no tensor and syncs once",
+          "[brain][allocation][reward]") {
+  const int64_t R = GENERATE(16, 32);
+  const int64_t B = GENERATE(1, 3);
+  CAPTURE(R, B);
+  std::vector<uint64_t> keys;
+  for (int64_t b = 0; b < B; ++b) keys.push_back(static_cast<uint64_t>(7 + b));
+  auto brain = make_brain(config_with(R, "fast"), keys);
+  // One reward period before counting: every slot stored, pulling and reused, of both signs.
+  constexpr int64_t kPeriod = bench::kRewardPeriod;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> inputs;
+  for (int64_t i = 0; i < kPeriod; ++i) inputs.emplace_back(test_sensors(i, keys, 24), reward_every_cycle(i, keys));
+  auto motors = torch::empty({B, 4});
+  for (int64_t i = 0; i < kPeriod; ++i) brain->step_into(inputs[i].first, inputs[i].second, motors);
+  for (int64_t b = 0; b < B; ++b) REQUIRE(brain->telemetry(b)["attractors"] == 8);  // the bank is full
+  // Counted: cycles 28..43 of the period, where robot 0's reward falls through 0.1 (stores
+  // stop at 30) and comes back as a punishment (35): stores, skipped stores, both signs.
+  constexpr int64_t kFirst = 28, kCounted = 16;
+  ops::AllocationCounter requests;
+  const auto syncs_before = SyncCounter::count();
+  for (int64_t i = kFirst; i < kFirst + kCounted; ++i) brain->step_into(inputs[i].first, inputs[i].second, motors);
+  CHECK(requests.count() == 0);
+  CHECK(SyncCounter::count() - syncs_before == kCounted);
 }
 
 TEST_CASE("step_into refuses a motor buffer of the wrong shape, type or device and steps nothing",

@@ -31,7 +31,7 @@
 # everything except label `slow` and the Catch2 [slow] tests, and the fuzz smoke tests for 5 s
 # each instead of 25: Debian 12's run is the one that fuzzes). The CUDA stack builds only what
 # the link check needs: the brain library (brain/cycle_graph.cpp's CUDA graphs), the ops
-# library (every kernel and every brain/ops/cuda/*_cuda.cpp registration) and the [cuda] test
+# library (every kernel and the CUDA registration brain/ops/cuda/register.cpp) and the [cuda] test
 # binary fieldbrain-tests-ops, for sm_90 and sm_80. cuDNN is not in Debian, but
 # libtorch_cuda.so needs libcudnn.so.9: a stub exporting the versioned symbols libtorch_cuda.so
 # imports is generated in the CUDA build tree for the link and the no-GPU run, and nothing else.
@@ -308,7 +308,8 @@ run_cpu_tests() {  # after build_cpu
     echo "test-stacks: leaving out $(wc -l <"$cache/trees/cpu/slow-excluded.txt") [slow] tests"
     exclude=(--exclude-from-file /build/slow-excluded.txt)
   fi
-  in_root "$cpu_root" "cd /build && ctest --output-on-failure --no-tests=error -j1 ${ctest_args[*]} ${exclude[*]}" \
+  # One test per core, as scripts/test.sh (the tests' CTest properties keep the heavy ones alone).
+  in_root "$cpu_root" "cd /build && ctest --output-on-failure --no-tests=error -j$(nproc) ${ctest_args[*]} ${exclude[*]}" \
     >"$logs/ctest-cpu.log" 2>&1 || status=$?
   end "Debian 13 CPU tests"
   grep -E 'tests passed|The following tests|^\s+[0-9]+ - ' "$logs/ctest-cpu.log" || true
@@ -343,7 +344,7 @@ run_cuda_tests() {  # after build_cuda
   in_root "$cuda_root" 'ninja -C /build -t commands fieldbrain-tests-ops | tail -1' | tee "$logs/link-line.txt"
   in_root "$cuda_root" 'cd /build &&
     echo "  nvcc compiled $(ninja -t commands fieldbrain_ops | grep -c "nvcc.*\.cu\.o") kernels;" \
-         "$(cat brain/ops/CMakeFiles/fieldbrain_ops.dir/Unity/*.cxx 2>/dev/null | grep -c "_cuda\.cpp") registration files," \
+         "$(cat brain/ops/CMakeFiles/fieldbrain_ops.dir/Unity/*.cxx 2>/dev/null | grep -c "cuda/register\.cpp") CUDA registration file," \
          "cycle_graph.cpp: $(cat brain/CMakeFiles/fieldbrain_brain.dir/Unity/*.cxx 2>/dev/null | grep -c "cycle_graph\.cpp") (unity batches)" &&
     LD_LIBRARY_PATH=/build/cudnn-stub ldd bin/fieldbrain-tests-ops |
       grep -E "libtorch_cuda|libcudart|libcudnn" | sed "s/^/  /"' || true

@@ -11,7 +11,9 @@ ctest_output=$(mktemp -t fieldbrain-ctest.XXXXXX)
 junit=$(mktemp -t fieldbrain-ctest-junit.XXXXXX)
 trap 'rm -f "$ctest_output" "$junit"' EXIT
 status=0
-ctest --output-on-failure --no-tests=error -j1 --output-junit "$junit" "$@" 2>&1 |
+# One test per core at once; tests that use every core, or compare cycle rates over time
+# windows, say so in their CTest properties and run alone (test/CMakeLists.txt).
+ctest --output-on-failure --no-tests=error -j"$(nproc)" --output-junit "$junit" "$@" 2>&1 |
   tee "$ctest_output" || status=$?
 echo
 python3 ../scripts/skipped_tests.py "$junit" || true

@@ -59,4 +59,5 @@ install(FILES ${PROJECT_SOURCE_DIR}/configs/default.json ${PROJECT_SOURCE_DIR}/c
 install(FILES ${PROJECT_SOURCE_DIR}/docs/config.schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/fieldbrain)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/fieldbrain.service
+              ${PROJECT_SOURCE_DIR}/deploy/prometheus-alerts.yml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/fieldbrain/deploy)

@@ -5,6 +5,9 @@
 # (the command is printed) and watch its robots move. Ctrl-C stops everything (the servers save
 # their robots first).
 #   scripts/fleet.sh                 start the fleet and watch it
+#   scripts/fleet.sh FLAGS...        the same, every server started with these fieldbrain-server
+#                                    flags too (e.g. --resolution 16 --profile legacy); checked
+#                                    before anything starts (a bad one exits 2, as the server)
 #   scripts/fleet.sh --failover      the measured demonstration instead: twelve robots, the
 #                                    busiest server SIGKILLed 20 times, the figures printed
 # Ports: BASE (default 19000) + 1..3 robot ports, + 81..83 web ports, + 999 HAProxy (robots),
@@ -15,27 +18,44 @@ bin=${BIN:-build/bin}
 if [ "${SKIP_BUILD:-}" != "1" ]; then
   TARGETS="fieldbrain-server fieldbrain-tests-cluster" scripts/build.sh
 fi
-for tool in etcd haproxy curl; do
-  command -v "$tool" >/dev/null || { echo "fleet.sh: $tool is missing (scripts/setup.sh installs it)"; exit 1; }
-done
 if [ "${1:-}" = "--failover" ]; then
   exec "$bin/fieldbrain-tests-cluster" "[.fleet-bench][failover]"
 fi
-
 base=${BASE:-19000}
 out=${OUT:-out/fleet}
-mkdir -p "$out/state"
 etcd_url="http://127.0.0.1:$((base + 379))"
+# Server i's command line: the fleet's flags, then the ones given to this script.
+server_flags=("$@")
+server_command() {
+  local i=$1
+  server_cmd=("$bin/fieldbrain-server" --host 127.0.0.1 --port $((base + i)) --monitor-port -1
+    --state-dir "$out/state" --ready-file "$out/s$i.ready"
+    --cluster demo --etcd "$etcd_url" --server-id "s$i"
+    --set web_port=$((base + 80 + i)) --set cluster.lease_ttl_s=3
+    --set cluster.renew_every_s=0.5 "${server_flags[@]}")
+}
+# A bad flag is refused here, with the server's message (and its suggestion for a misspelt
+# flag) and its exit status, rather than in three logs after etcd started.
+server_command 1
+"${server_cmd[@]}" --print-config >/dev/null || exit $?
+for tool in etcd haproxy curl; do
+  command -v "$tool" >/dev/null || { echo "fleet.sh: $tool is missing (scripts/setup.sh installs it)"; exit 1; }
+done
+mkdir -p "$out/state"
 pids=()
 stop_all() {
   trap - EXIT INT TERM
   echo; echo "stopping: servers first (they save their robots), then HAProxy and etcd"
   for pid in "${pids[@]:1}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]:1}"; do wait "$pid" 2>/dev/null || true; done
-  kill -TERM "${pids[0]}" 2>/dev/null || true
+  [ "${#pids[@]}" -gt 0 ] && kill -TERM "${pids[0]}" 2>/dev/null || true
   wait 2>/dev/null || true
 }
-trap stop_all EXIT INT TERM
+# A signal stops the fleet and then the script (a trap alone would return to the watch loop,
+# which would print "(etcd not answering)" forever): 128 + the signal, as the shell reports it.
+trap stop_all EXIT
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
 
 # etcd and HAProxy in sessions of their own: Ctrl-C (SIGINT to the terminal's process group)
 # reaches the servers, which save, while etcd stays up until they are done (stop_all).
@@ -52,11 +72,8 @@ done
 
 for i in 1 2 3; do
   rm -f "$out/s$i.ready"
-  "$bin/fieldbrain-server" --host 127.0.0.1 --port $((base + i)) --monitor-port -1 \
-    --state-dir "$out/state" --ready-file "$out/s$i.ready" \
-    --cluster demo --etcd "$etcd_url" --server-id "s$i" \
-    --set web_port=$((base + 80 + i)) --set cluster.lease_ttl_s=3 \
-    --set cluster.renew_every_s=0.5 >"$out/s$i.log" 2>&1 &
+  server_command "$i"
+  "${server_cmd[@]}" >"$out/s$i.log" 2>&1 &
   pids+=($!)
 done
 for i in 1 2 3; do

@@ -9,9 +9,15 @@ Reads OUT_DIR/summary.json and OUT_DIR/run_data.json (written by fieldbrain-sim)
                             (as the web monitor's heat map), each on a symmetric colour scale
                             of its max |value| rounded up to 1, 2, 2.5 or 5 x 10^k (stated in
                             its title and colour bar; the web monitor uses the same rule);
-  OUT_DIR/timeseries.png    motors (the drive first: thrust, turn, steering; pan and audio
-                            faded), reward, the brain's prediction confidence and cumulative
-                            collisions per cycle.
+  OUT_DIR/timeseries.png    "is the brain doing anything?": robot 0's motors (the drive
+                            first: thrust, turn, steering; pan and audio faded) and path beside
+                            those of a random controller run in the same arena with the same
+                            seed (run_data.json's "baseline", brain runs only), the area each
+                            explored and the collisions each made per cycle, the server's reply
+                            latency (with the --hz deadline and any reconnection gaps), the
+                            brain's prediction confidence and the reward sent.
+Every picture states what ran: the server's field resolution R, its brain profile and config
+(fieldbrain-sim --server-config), the controller, framing, seed and pacing.
 Then prints one table row per robot (cycles, cycles/s, path length, net displacement,
 collisions, area explored) and the pictures' paths. Needs matplotlib (Debian
 python3-matplotlib): run it with /usr/bin/python3 (its shebang), not another python3.
@@ -30,6 +36,17 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
 SLICE_NAMES = {0: "content channel 0", 62: "motor echo (direction)", 63: "motor echo (|motor| level)"}
+# What the blobs of each slice are (docs/cycle.md): where the brain's activity sits in its
+# field, and where its motor output is written back into it.
+SLICE_MEANING = {
+    0: "blobs: imprints, each cycle's sensor pattern stamped (±2 voxels)\n"
+       "where a matching one sits, else at a resonant or empty spot",
+    62: "motor echo of turning: a gradient along y\n"
+        "(x0.95 a cycle, + 0.3 turn * y ramp); blobs: imprints",
+    63: "motor echo of effort: an even level\n"
+        "(x0.95 a cycle, + 0.2 mean |motor|); blobs: imprints",
+}
+BASELINE_COLOUR = "0.35"
 ROBOT_COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
 # The PiCar-X client's six motor values (app/sim/picarx_motors.h): the three that move the car
 # are drawn first and strong, the camera pan and the two audio values faded.
@@ -56,8 +73,35 @@ def note(ax, text):
     ax.set_title(text, loc="right", fontsize=8, color=NOTE_COLOUR)
 
 
-def save_figure(fig, path, dpi):
-    fig.tight_layout()
+def run_label(summary, data):
+    """One line saying what ran: R, profile and config of the server, then the run's settings."""
+    run = data.get("run") or summary.get("run") or {}
+    parts = []
+    if summary.get("controller", run.get("controller")) == "brain":
+        brain = run.get("server_brain") or {}
+        r = brain.get("resolution")
+        parts.append(f"R = {r}" if r else "R unknown (no --monitor)")
+        parts.append(f"profile {brain.get('profile', 'unknown')}")
+        if brain.get("device"):
+            parts.append(f"device {brain['device']}")
+        parts.append(f"config {run.get('server_config') or 'not stated (--server-config)'}")
+        parts.append(f"framing {summary.get('framing', '?')}")
+    else:
+        parts.append(f"{summary.get('controller', '?')} controller, no server (no R, profile or config)")
+    hz = summary.get("hz")
+    parts.append(f"paced at {hz:g} Hz" if hz else "unpaced")
+    parts.append(f"seed {summary.get('seed', '?')}")
+    if summary.get("reward"):
+        parts.append("reward on")
+    return ", ".join(parts)
+
+
+def save_figure(fig, path, dpi, label=None):
+    if label:
+        fig.text(0.01, 0.995, label, ha="left", va="top", fontsize=9, color="0.15")
+        fig.tight_layout(rect=(0, 0, 1, 0.96))
+    else:
+        fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
@@ -141,15 +185,15 @@ def plot_trajectories(data, summary, path):
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     ax.set_title(f"{data['arena'].get('name', 'arena')}: {summary.get('controller', '')} "
                  f"controller, {summary['totals']['cycles']} robot-cycles")
-    save_figure(fig, path, dpi=110)
+    save_figure(fig, path, dpi=110, label=run_label(summary, data))
 
 
-def plot_slices(data, path):
+def plot_slices(data, summary, path):
     slices = data["slices"]
     robots = sorted({s["robot"] for s in slices})
     channels = sorted({s["channel"] for s in slices})
     fig, axes = plt.subplots(len(robots), len(channels), squeeze=False,
-                             figsize=(4.4 * len(channels), 4.0 * len(robots)))
+                             figsize=(5.0 * len(channels), 5.0 * len(robots) + 1.0))
     for s in slices:
         ax = axes[robots.index(s["robot"])][channels.index(s["channel"])]
         v = np.asarray(s["values"], dtype=float)  # [x][y]
@@ -159,72 +203,162 @@ def plot_slices(data, path):
         im = ax.imshow(v.T, origin="lower", cmap="coolwarm", vmin=-limit, vmax=limit,
                        extent=(-0.5, R - 0.5, -0.5, R - 0.5), interpolation="nearest")
         name = SLICE_NAMES.get(s["channel"], f"channel {s['channel']}")
-        ax.set_title(f"robot {s['robot']}: {name}, z = {s['z']}\n"
+        ax.set_title(f"robot {s['robot']}: {name}, z = {s['z']} of R = {R}\n"
                      f"min {v.min():+.3g}, max {v.max():+.3g}; scale ±{limit:g}", fontsize=9)
-        ax.set_xlabel("x (voxel)")
+        ax.set_xlabel("x (voxel)\n" + SLICE_MEANING.get(s["channel"], ""), fontsize=8)
         ax.set_ylabel("y (voxel)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.suptitle("field slices at the end of the run: x to the right, y upwards; each on a "
-                 "symmetric colour scale of its max |value| rounded up (as in the web monitor)",
-                 fontsize=10)
-    save_figure(fig, path, dpi=100)
+    fig.suptitle("field slices at the end of the run: one z-plane of the R x R x R field, x to "
+                 "the right, y upwards;\nred positive, blue negative, each on a symmetric scale "
+                 "of its max |value| rounded up (as in the web monitor); docs/cycle.md says more",
+                 fontsize=9, y=0.955)
+    save_figure(fig, path, dpi=100, label=run_label(summary, data))
 
 
-def plot_timeseries(data, path):
-    fig, axes = plt.subplots(4, 1, sharex=True, figsize=(11, 10.5))
-    robots = data["robots"]
-    r0 = robots[0]
-    motors = np.asarray(r0["motors"], dtype=float).reshape(-1, 6)
+def cumulative_area(r, cell):
+    """Area explored after each cycle (m^2): cells of `cell` m visited, the path's points."""
+    seen, out = set(), []
+    for x, y in zip(r["x"], r["y"]):
+        seen.add((int(np.floor(x / cell)), int(np.floor(y / cell))))
+        out.append(len(seen) * cell * cell)
+    return np.asarray(out)
+
+
+def draw_motors(ax, r, title):
+    motors = np.asarray(r["motors"], dtype=float).reshape(-1, 6)
     cycles = np.arange(len(motors))
     for k in reversed(range(6)):  # the drive motors drawn last, on top
         drive = k < DRIVE_MOTORS
-        axes[0].plot(cycles, motors[:, k], lw=1.3 if drive else 0.8, alpha=1.0 if drive else 0.3,
-                     color=None if drive else "0.45", ls="-" if drive else (0, (2, 2 + k)),
-                     label=f"[{k}] {MOTOR_NAMES[k]}", zorder=3 if drive else 2)
-    handles, labels = axes[0].get_legend_handles_labels()
-    axes[0].legend(handles[::-1], labels[::-1], fontsize=8, loc="upper left",
-                   bbox_to_anchor=(1.005, 1.0), borderaxespad=0, title="motor", title_fontsize=8)
-    axes[0].set_ylim(-1.05, 1.05)
-    axes[0].set_ylabel("motor value")
-    axes[0].set_title(f"robot {r0['index']} motors as applied"
-                      + (f" (of {len(robots)} robots)" if len(robots) > 1 else "")
-                      + "; faded: camera pan and audio, which do not move the car", loc="left",
-                      fontsize=9)
+        ax.plot(cycles, motors[:, k], lw=1.1 if drive else 0.8, alpha=1.0 if drive else 0.3,
+                color=None if drive else "0.45", ls="-" if drive else (0, (2, 2 + k)),
+                label=f"[{k}] {MOTOR_NAMES[k]}", zorder=3 if drive else 2)
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_ylabel("motor value")
+    ax.set_xlabel("cycle")
+    ax.set_title(title, loc="left", fontsize=9)
+
+
+def draw_one_path(ax, arena, r, title):
+    draw_arena(ax, arena)
+    if r["x"]:
+        draw_paths(ax, [r], plt.Normalize(0, max(len(r["x"]) - 1, 1)), label=False)
+    ax.set_title(title, fontsize=9)
+
+
+def draw_latency(ax, robots, summary):
+    hz = summary.get("hz")
+    any_latency = False
+    for r in robots:
+        lat = np.asarray(r.get("latency_ms", []), dtype=float)
+        if lat.size and np.any(lat > 0):
+            any_latency = True
+            ax.plot(np.arange(lat.size), lat, lw=0.8,
+                    color=ROBOT_COLOURS[r["index"] % len(ROBOT_COLOURS)], label=f"robot {r['index']}")
+        for g in r.get("gaps", []):
+            ax.axvline(g["cycle"], color="tab:red", lw=1.5, alpha=0.6)
+            ax.annotate(f"{'reconnected' if g['resumed'] else 'lost'} after {g['seconds']:.1f} s",
+                        (g["cycle"], 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                        textcoords="offset points", fontsize=7, color="tab:red")
+    if hz:
+        ax.axhline(1000.0 / hz, color="black", ls="--", lw=1, label=f"deadline ({hz:g} Hz)")
+    ax.set_ylabel("reply latency (ms)")
+    if any_latency:
+        ax.set_yscale("log")
+        plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        missed = summary["totals"].get("missed_deadlines")
+        p = [x["reply_latency_ms"] for x in summary["robots"] if x.get("reply_latency_ms")]
+        text = (f"median {np.median([x['p50'] for x in p]):.2f} ms, p95 "
+                f"{max(x['p95'] for x in p):.2f} ms" if p else "")
+        if missed is not None:
+            text += f"; {missed} missed deadlines"
+        note(ax, text)
+    else:
+        note(ax, "no replies (not a brain run)")
+
+
+def plot_timeseries(data, summary, path):
+    robots = data["robots"]
+    r0 = robots[0]
+    base = (data.get("baseline") or {}).get("robots") or []
+    b0 = base[0] if base else None
+    fig = plt.figure(figsize=(12, 21))
+    grid = fig.add_gridspec(7, 2, height_ratios=[1.1, 1.6, 1, 1, 1, 1, 0.8])
+    m_brain = fig.add_subplot(grid[0, 0])
+    cname = summary.get("controller", "?")
+    draw_motors(m_brain, r0, f"robot {r0['index']}: {cname} motors as applied")
+    handles, labels = m_brain.get_legend_handles_labels()
+    if b0 is not None:
+        m_base = fig.add_subplot(grid[0, 1], sharey=m_brain)
+        draw_motors(m_base, b0, "random controller, same arena and seed")
+        p_brain = fig.add_subplot(grid[1, 0])
+        p_base = fig.add_subplot(grid[1, 1])
+        draw_one_path(p_brain, data["arena"], r0, f"robot {r0['index']}: {cname} path")
+        draw_one_path(p_base, data["arena"], b0, "random controller path")
+        m_base.legend(handles[::-1], labels[::-1], fontsize=7, loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="motor", title_fontsize=7)
+    else:
+        m_brain.legend(handles[::-1], labels[::-1], fontsize=7, loc="upper left",
+                       bbox_to_anchor=(1.01, 1.0), borderaxespad=0, title="motor", title_fontsize=7)
+        p_brain = fig.add_subplot(grid[1, :])
+        draw_one_path(p_brain, data["arena"], r0, f"robot {r0['index']}: {cname} path "
+                      "(no random baseline: not a brain run, or --no-baseline)")
+    area_ax, coll_ax, lat_ax, conf_ax, rew_ax = (fig.add_subplot(grid[i, :]) for i in range(2, 7))
+    cell = summary.get("cell_size_m", 0.1)
     for r in robots:
         colour = ROBOT_COLOURS[r["index"] % len(ROBOT_COLOURS)]
-        label = f"robot {r['index']}"
-        n = np.arange(len(r["reward"]))
-        axes[1].plot(n, r["reward"], lw=1, color=colour, label=label)
+        n = np.arange(len(r["x"]))
+        area_ax.plot(n, cumulative_area(r, cell), color=colour, label=f"robot {r['index']} ({cname})")
+        coll_ax.step(n, np.cumsum(r["collided"]), where="post", color=colour,
+                     label=f"robot {r['index']} ({cname})")
         conf = r["confidence"]
         if conf["cycle"]:
-            axes[2].plot(conf["cycle"], conf["value"], ".-", lw=1, color=colour, label=label)
-        axes[3].step(n, np.cumsum(r["collided"]), where="post", color=colour, label=label)
-    axes[1].set_ylabel("reward sent")
-    if not any(np.any(np.asarray(r["reward"]) != 0) for r in robots):
-        note(axes[1], "no reward sent (fieldbrain-sim --reward sends one)")
-    axes[2].set_ylabel("prediction confidence")
-    axes[2].set_ylim(-0.02, 1.02)
+            conf_ax.plot(conf["cycle"], conf["value"], ".-", lw=1, color=colour, label=f"robot {r['index']}")
+        rew_ax.plot(np.arange(len(r["reward"])), r["reward"], lw=1, color=colour, label=f"robot {r['index']}")
+    for b in base:
+        colour = ROBOT_COLOURS[b["index"] % len(ROBOT_COLOURS)]
+        n = np.arange(len(b["x"]))
+        area_ax.plot(n, cumulative_area(b, cell), color=colour, ls=":", lw=1.5,
+                     label=f"robot {b['index']} (random)")
+        coll_ax.step(n, np.cumsum(b["collided"]), where="post", color=colour, ls=":", lw=1.5,
+                     label=f"robot {b['index']} (random)")
+    area_ax.set_ylabel("area explored (m²)")
+    t, bt = summary["totals"], (summary.get("baseline") or {}).get("totals")
+    area = sum(r["area_m2"] for r in summary["robots"])
+    if bt:
+        area_ax.set_title(f"is the brain doing anything? {cname}: {area:.2f} m² explored, "
+                          f"{t['collisions']} collisions; random controller: {bt['area_m2']:.2f} m², "
+                          f"{bt['collisions']} collisions", loc="left", fontsize=10)
+    if not bt:
+        note(area_ax, f"{cell:g} m cells visited")
+    area_ax.set_xlabel(f"cycle; area = {cell:g} m cells visited" + ("; dotted: the random controller" if base else ""),
+                       fontsize=8)
+    coll_ax.set_ylabel("collisions (cumulative)")
+    coll_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    most = max([int(np.sum(r["collided"])) for r in robots + base] + [1])
+    coll_ax.set_ylim(0, most * 1.05)  # at least 0..1: whole collisions, even with none
+    draw_latency(lat_ax, robots, summary)
+    conf_ax.set_ylabel("prediction confidence")
+    conf_ax.set_ylim(-0.02, 1.02)
     if not any(r["confidence"]["cycle"] for r in robots):
-        note(axes[2], "no confidence samples (not a brain run, or no monitor)")
+        note(conf_ax, "no confidence samples (not a brain run, or no monitor)")
     else:
-        note(axes[2], "sampled through the monitor every 0.25 s of wall time, so the cycles "
-                      "between points vary with the cycle rate")
-    axes[3].set_ylabel("collisions (cumulative)")
-    axes[3].set_xlabel("cycle")
-    axes[3].yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[3].xaxis.set_major_locator(MaxNLocator(integer=True))
-    most = max([int(np.sum(r["collided"])) for r in robots] + [1])
-    axes[3].set_ylim(0, most * 1.05)  # at least 0..1: whole collisions, even with none
-    if most == 1 and not any(np.any(r["collided"]) for r in robots):
-        note(axes[3], "no collision")
-    for ax in axes:
+        note(conf_ax, "sampled through the monitor every 0.25 s of wall time")
+    rew_ax.set_ylabel("reward sent")
+    rew_ax.set_xlabel("cycle")
+    if not any(np.any(np.asarray(r["reward"]) != 0) for r in robots):
+        note(rew_ax, "no reward sent (fieldbrain-sim --reward sends one)")
+    n_max = max([len(r["x"]) for r in robots + base] + [2])
+    for ax in (area_ax, coll_ax, lat_ax, conf_ax, rew_ax):
+        ax.set_xlim(0, n_max - 1)
         ax.grid(alpha=0.3)
-    for ax in axes[1:]:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
-    save_figure(fig, path, dpi=100)
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0)
+    save_figure(fig, path, dpi=90, label=run_label(summary, data))
 
 
 def print_table(summary, pictures):
@@ -248,6 +382,24 @@ def print_table(summary, pictures):
     cell = summary.get("cell_size_m", 0.1)
     print(f"run time {seconds:.1f} s; path = distance driven, net = start to end in a straight "
           f"line; area explored = {cell:g} m x {cell:g} m cells visited")
+    base = summary.get("baseline")
+    if base:
+        bt = base["totals"]
+        print(f"random controller, same arena and seed and cycles: collisions {bt['collisions']}, "
+              f"path {bt['distance_m']:.2f} m, area explored {bt['area_m2']:.2f} m^2 "
+              f"(this run: {t['collisions']}, {t['distance_m']:.2f} m, {area:.2f} m^2)")
+    lat = [r["reply_latency_ms"] for r in summary["robots"] if r.get("reply_latency_ms")]
+    if lat:
+        line = (f"reply latency: median {np.median([x['p50'] for x in lat]):.2f} ms, "
+                f"p95 {max(x['p95'] for x in lat):.2f} ms, max {max(x['max'] for x in lat):.2f} ms")
+        if summary.get("hz"):
+            line += (f"; paced at {summary['hz']:g} Hz, "
+                     f"{t.get('missed_deadlines', 0)} missed deadlines")
+        print(line)
+    if t.get("reconnects"):
+        gaps = [g for r in summary["robots"] for g in r.get("gaps", [])]
+        print(f"reconnects: {t['reconnects']}, gaps "
+              + ", ".join(f"{g['seconds']:.1f} s at cycle {g['cycle']}" for g in gaps))
     if summary.get("interrupted_by"):
         print(f"interrupted by {summary['interrupted_by']}: the numbers are for the cycles done "
               f"({t['cycles']} of {summary.get('cycles_requested', 0) * len(summary['robots'])})")
@@ -266,10 +418,10 @@ def main(argv):
         data = json.load(f)
     pictures = [os.path.join(out, "trajectories.png"), os.path.join(out, "timeseries.png")]
     plot_trajectories(data, summary, pictures[0])
-    plot_timeseries(data, pictures[1])
+    plot_timeseries(data, summary, pictures[1])
     if data["slices"]:
         pictures.append(os.path.join(out, "field_slices.png"))
-        plot_slices(data, pictures[2])
+        plot_slices(data, summary, pictures[2])
     print_table(summary, pictures)
     return 0
 

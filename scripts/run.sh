@@ -6,12 +6,14 @@
 # prints a summary table and the pictures' paths. Builds only the two executables a run needs.
 #   scripts/run.sh [extra fieldbrain-sim flags, e.g. --robots 3 --reward]
 #   CYCLES=300 OUT=sim-out scripts/run.sh
+#   CONFIG=configs/picarx.json scripts/run.sh   (another server config)
 #   BIN=build-x/bin SKIP_BUILD=1 scripts/run.sh   (binaries of another build tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cycles=${CYCLES:-300}
 out=${OUT:-out/run}
 bin=${BIN:-build/bin}  # another build tree: BIN=build-x/bin SKIP_BUILD=1
+config=${CONFIG:-configs/default.json}  # the server's config (the pictures state it)
 [ "${SKIP_BUILD:-}" = "1" ] || { scripts/setup.sh; TARGETS="fieldbrain-server fieldbrain-sim" scripts/build.sh; }
 mkdir -p "$out"
 # Each run starts a fresh brain: the last run's save would be resumed, and a binary robot is
@@ -21,7 +23,7 @@ rm -rf "$out/state"
 log="$out/server.log"
 ready="$out/ready.json"  # the server's ready line: version, pid, the ports it bound
 rm -f "$ready"
-"$bin/fieldbrain-server" --config configs/default.json --host 127.0.0.1 --port 0 \
+"$bin/fieldbrain-server" --config "$config" --host 127.0.0.1 --port 0 \
   --monitor-port 0 --state-dir "$out/state" --ready-file "$ready" >"$log" 2>&1 &
 server=$!
 stop_server() { kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
@@ -37,7 +39,7 @@ read -r port monitor < <(/usr/bin/python3 -c \
 echo "fieldbrain-server on 127.0.0.1:$port (monitor $monitor), log $log"
 status=0
 "$bin/fieldbrain-sim" --server "127.0.0.1:$port" --monitor "127.0.0.1:$monitor" \
-  --robots 1 --cycles "$cycles" --out "$out" "$@" || status=$?
+  --robots 1 --cycles "$cycles" --out "$out" --server-config "$config" "$@" || status=$?
 stop_server
 /usr/bin/python3 scripts/plot_run.py "$out" || status=$?
 echo "numbers: $out/summary.json, $out/run_data.json; server log: $log"

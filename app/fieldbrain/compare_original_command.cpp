@@ -26,6 +26,10 @@ void add_compare_original_command(CLI::App& app, CompareOriginalCommand& cmd) {
                       "largest |motor| and |confidence| difference accepted (default 1e-5)");
   cmd.sub->add_option("--keep", o.keep, "keep the original's fixture folders here");
   cmd.sub->add_flag("--per-cycle", o.per_cycle, "print every cycle's differences");
+  cmd.sub->add_option("--planner", o.planner,
+                      "the strategic planner in generated scenarios: off (default) or sync "
+                      "(discovery on the cycle's thread, both sides; async is not reproducible)")
+      ->check(CLI::IsMember({"off", "sync"}));
 }
 
 int run_compare_original_command(const CompareOriginalCommand& cmd) {

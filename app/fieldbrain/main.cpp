@@ -16,6 +16,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "app/bench/reward_schedule.h"
+#include "app/cli/command_line.h"
 #include "app/fieldbrain/compare_original_command.h"
 #include "app/fieldbrain/picarx_stream.h"
 #include "app/fieldbrain/replay_command.h"
@@ -59,6 +61,23 @@ nlohmann::json time_python(int64_t R, int64_t B, int64_t cycles) {
   }
 }
 
+// What the synthetic stream feeds a brain of this S and M: a reader of the header line should
+// not have to know that the default config is not a PiCar-X's.
+std::string stream_note(const fieldbrain::BrainConfig& config, const std::string& config_path) {
+  constexpr int64_t kPicarxSensors = 12, kPicarxMotors = 6;
+  if (config.sensory_dim == kPicarxSensors && config.motor_dim == kPicarxMotors) {
+    return "input: the synthetic PiCar-X stream (S = 12 sensors, M = 6 motors, as the robot)";
+  }
+  const std::string fit =
+      config.sensory_dim > kPicarxSensors
+          ? fmt::format("its 12 sensors padded with 0.5 to S = {}", config.sensory_dim)
+          : fmt::format("its first S = {} of 12 sensors", config.sensory_dim);
+  return fmt::format(
+      "input: the synthetic PiCar-X stream, {}; M = {} motors ({} is not a PiCar-X config: "
+      "--config configs/picarx.json runs the robot's S = 12, M = 6)",
+      fit, config.motor_dim, config_path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +86,7 @@ int main(int argc, char** argv) {
   std::string config_path = std::string(FIELDBRAIN_SOURCE_DIR) + "/configs/default.json";
   int64_t cycles = 200, robots = 1, resolution = 0, threads = 0;
   std::string field_step;
-  bool python = false, stages = false;
+  bool python = false, stages = false, print_config = false, rewarded = false;
   int64_t python_cycles = 10;
   app.add_option("--config", config_path, "JSON config (its \"brain\" object is used)");
   app.add_option("--cycles", cycles, "brain cycles to run")->check(CLI::Range(1, 10000000));
@@ -78,32 +97,45 @@ int main(int argc, char** argv) {
   app.add_flag("--python", python, "also time the Python reference at the same R and B");
   app.add_option("--python-cycles", python_cycles, "cycles for the Python timing");
   app.add_flag("--stages", stages, "print the mean host ms of each stage of the cycle");
+  app.add_flag("--reward", rewarded,
+               "send a reward every cycle (fieldbrain-bench's schedule: a sinusoid of amplitude "
+               "0.5, period 64, crossing the attractor threshold 0.1 both ways)");
+  app.add_flag("--print-config", print_config,
+               "print the brain configuration this run uses (every key, JSON) and exit");
   fieldbrain::ReplayCommand replay;
   fieldbrain::add_replay_command(app, replay);
   fieldbrain::CompareOriginalCommand compare;
   fieldbrain::add_compare_original_command(app, compare);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; bad usage exits 2, as the subcommands' own usage errors do.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  // --help and --version exit 0, usage errors 2 (with the nearest flag for an unknown one), as
+  // in every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
   if (*replay.sub) return fieldbrain::run_replay_command(replay);
   if (*compare.sub) return fieldbrain::run_compare_original_command(compare);
+
+  fieldbrain::BrainConfig config;
+  try {
+    config = read_brain_config(config_path);
+    if (resolution > 0) config.resolution = resolution;
+    if (!field_step.empty()) config.field_step = field_step;
+    config.validate();
+    if (config.profile != fieldbrain::BrainProfile::Fieldbrain) {
+      throw std::runtime_error(
+          "this runner times the fieldbrain profile; for \"profile\": \"legacy\" use "
+          "fieldbrain-bench --impl legacy, or fieldbrain compare-original (docs/legacy.md)");
+    }
+  } catch (const std::exception& e) {
+    return fieldbrain::cli::config_error(app, e.what());
+  }
+  if (print_config) {
+    std::cout << nlohmann::json(config).dump(2) << "\n";
+    return 0;
+  }
 
   try {
     // A cycle creates the same tensors every time: serve them from a pool (no malloc, no page
     // faults in steady state; brain/ops/caching_allocator.h).
     fieldbrain::ops::CachingCpuAllocator::install();
     if (threads > 0) torch::set_num_threads(static_cast<int>(threads));
-    fieldbrain::BrainConfig config = read_brain_config(config_path);
-    if (resolution > 0) config.resolution = resolution;
-    if (!field_step.empty()) config.field_step = field_step;
-    if (config.profile != fieldbrain::BrainProfile::Fieldbrain) {
-      throw std::runtime_error(
-          "this runner times the fieldbrain profile; for \"profile\": \"legacy\" use "
-          "fieldbrain-bench --impl legacy, or fieldbrain compare-original (docs/legacy.md)");
-    }
 
     std::vector<uint64_t> keys;
     for (int64_t b = 0; b < robots; ++b) keys.push_back(static_cast<uint64_t>(b));
@@ -118,6 +150,7 @@ int main(int argc, char** argv) {
     fmt::print("fieldbrain: R={} S={} M={} B={} field_step={} threads={}, {} cycles\n",
                config.resolution, config.sensory_dim, config.motor_dim, robots, config.field_step,
                torch::get_num_threads(), cycles);
+    fmt::print("{}\n", stream_note(config, config_path));
     torch::Tensor motors;
     const int64_t report_every = std::max<int64_t>(1, cycles / 10);
     const auto start = Clock::now();
@@ -127,6 +160,7 @@ int main(int argc, char** argv) {
         auto v = streams[b].next();
         for (int64_t s = 0; s < config.sensory_dim; ++s) acc[b][s] = v[s];
       }
+      for (int64_t b = 0; b < robots && rewarded; ++b) reward[b] = fieldbrain::bench::scheduled_reward(c, b);
       motors = brain->step(sensors, reward);
       stage_totals.add(brain->stage_times());
       if ((c + 1) % report_every == 0 || c + 1 == cycles) {
@@ -139,14 +173,17 @@ int main(int argc, char** argv) {
     const double ms = 1000.0 * secs / cycles;
     // The sizes on the result line too: a loop over R greps only this line.
     fmt::print(
-        "cpp_{}: R={} B={} threads={}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
-        config.field_step, config.resolution, robots, torch::get_num_threads(), cycles / secs, ms,
+        "cpp_{}{}: R={} B={} threads={}: {:.2f} cycles/s, {:.3f} ms/cycle, {:.2f} robot-cycles/s\n",
+        config.field_step, rewarded ? "_reward" : "", config.resolution, robots, torch::get_num_threads(), cycles / secs, ms,
         robots * cycles / secs);
     if (stages) {
       fmt::print("mean host ms per stage:\n");
       for (const auto& [name, ms] : stage_totals.means(cycles)) fmt::print("  {:<20} {:9.3f}\n", name, ms);
     }
-    std::cout << "motors of the last cycle: " << motors[0] << "\n";
+    fmt::print("motors of the last cycle (robot 0, M = {}):", config.motor_dim);
+    const auto last = motors[0].contiguous().to(torch::kCPU, torch::kFloat);
+    for (int64_t m = 0; m < last.size(0); ++m) fmt::print(" {:.6f}", last[m].item<float>());
+    fmt::print("\n");
     std::cout << "telemetry of the last cycle (robot 0):\n" << brain->telemetry(0).dump(2) << "\n";
 
     if (python) {

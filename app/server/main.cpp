@@ -26,6 +26,7 @@
 #include "app/server/engine/torch_brain_engine.h"
 #include "app/server/web/web_monitor.h"
 #include "app/version/version.h"
+#include "brain/brain_config.h"
 
 namespace {
 
@@ -50,7 +51,18 @@ int main(int argc, char** argv) {
   CliOutcome cli = parse_server_cli(argc, argv);
   if (cli.exit_code >= 0) return cli.exit_code;
   if (cli.print_config) {
-    std::cout << nlohmann::json(cli.config).dump(2) << "\n";
+    // The whole effective config: the brain object as the brain reads it, every default filled
+    // in, not only the keys the file and flags gave.
+    nlohmann::json effective = cli.config;
+    try {
+      effective["brain"] = cli.config.brain.get<fieldbrain::BrainConfig>();
+    } catch (const std::exception& e) {
+      std::cerr << "fieldbrain-server: "
+                << (cli.config_path.empty() ? std::string() : cli.config_path + ": ") << e.what()
+                << "\n";
+      return 2;
+    }
+    std::cout << effective.dump(2) << "\n";
     return 0;
   }
   // Logs on stderr (docs/server.md), so stdout carries only the ready line.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "app/cli/command_line.h"
 #include "app/version/version.h"
 #include "brain/config_reader.h"
 
@@ -50,7 +51,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-server"));
   std::string config_path;
   app.add_option("-c,--config", config_path, "JSON config file (configs/default.json)");
-  app.add_flag("--print-config", out.print_config, "print the merged config and exit");
+  app.add_flag("--print-config", out.print_config,
+               "print the effective config (file, --set and flags merged; every key, the brain's "
+               "defaults included) as JSON and exit");
   std::vector<std::string> sets;
   app.add_option("--set", sets,
                  "set any config key, KEY=VALUE (robots.takeover_after_s=5, brain.seed=7); "
@@ -67,7 +70,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   // Limits against floods (issue 24; docs/operating.md "Limits").
   std::optional<int> web_max_connections, web_max_per_address, fd_reserve, log_lines_per_kind,
       record_max_sessions, max_live_per_address;
-  std::optional<double> web_header_timeout;
+  std::optional<double> web_header_timeout, robot_report_interval;
   std::optional<int64_t> record_max_bytes;
   override_flag(app, "--web-max-connections", web_max_connections,
                 "HTTP connections to the web port at once");
@@ -79,6 +82,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
                 "file descriptors kept free for robots and saves");
   override_flag(app, "--log-lines-per-kind", log_lines_per_kind,
                 "server-wide log lines per message kind per minute");
+  override_flag(app, "--robot-report-interval", robot_report_interval,
+                "robot_report_interval_s: seconds between each robot's rate/latency log line "
+                "(0 = off)");
   override_flag(app, "--record-max-bytes", record_max_bytes, "bytes under record_dir");
   override_flag(app, "--record-max-sessions", record_max_sessions,
                 "recording folders under record_dir");
@@ -146,7 +152,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--device", device, "brain.device (cpu|cuda)");
   override_flag(app, "--profile", profile, "brain.profile (fieldbrain|legacy; docs/legacy.md)");
   override_flag(app, "--legacy-clock", legacy_clock, "brain.legacy_clock (fixed|wall)");
-  override_flag(app, "--legacy-planner", legacy_planner, "brain.legacy_planner (off|sync)");
+  override_flag(app, "--legacy-planner", legacy_planner, "brain.legacy_planner (off|sync|async)");
   override_flag(app, "--legacy-reward", legacy_reward, "brain.legacy_reward (drop|append)");
   std::optional<std::string> cluster_name;
   std::optional<std::string> etcd;
@@ -158,10 +164,9 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   override_flag(app, "--sensory-dim", sensory_dim, "brain.sensory_dim (JSON handshake default)");
   override_flag(app, "--motor-dim", motor_dim, "brain.motor_dim (JSON handshake default)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    out.exit_code = app.exit(e);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = cli::parse(app, argc, argv)) {
+    out.exit_code = *status;
     return out;
   }
   try {
@@ -225,6 +230,7 @@ CliOutcome parse_server_cli(int argc, char** argv) {
   if (web_header_timeout) c.web_header_timeout_s = *web_header_timeout;
   if (fd_reserve) c.fd_reserve = *fd_reserve;
   if (log_lines_per_kind) c.log_lines_per_kind = *log_lines_per_kind;
+  if (robot_report_interval) c.robot_report_interval_s = *robot_report_interval;
   if (record_max_bytes) c.record_max_bytes = *record_max_bytes;
   if (record_max_sessions) c.record_max_sessions = *record_max_sessions;
   if (max_live_per_address) c.robots.max_live_brains_per_address = *max_live_per_address;

@@ -18,6 +18,7 @@ nlohmann::json run_behaviour_bench(const SimOptions& base) {
   for (ControllerKind kind : kinds) {
     SimOptions o = base;
     o.controller = kind;
+    o.baseline = false;  // the random row below is the baseline
     o.out_dir = (fs::path(base.out_dir) / controller_name(kind)).string();
     std::fprintf(stderr, "[bench] %s: %d robot(s) x %lld cycles\n", controller_name(kind), o.robots,
                  o.cycles);

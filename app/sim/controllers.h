@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/sim/robot_link.h"
+#include "app/sim/brain_connection.h"
 
 namespace fieldbrain::sim {
 
@@ -29,16 +29,16 @@ class Controller {
 
 class BrainController final : public Controller {
  public:
-  explicit BrainController(std::unique_ptr<RobotLink> link) : link_(std::move(link)) {}
+  explicit BrainController(std::unique_ptr<BrainConnection> link) : link_(std::move(link)) {}
   std::vector<float> decide(const std::vector<float>& sensors,
                             std::optional<float> reward) override {
     return link_->exchange(sensors, reward);
   }
   bool remote() const override { return true; }
-  RobotLink& link() { return *link_; }
+  BrainConnection& link() { return *link_; }
 
  private:
-  std::unique_ptr<RobotLink> link_;
+  std::unique_ptr<BrainConnection> link_;
 };
 
 class RandomController final : public Controller {

@@ -9,6 +9,7 @@
 
 #include "app/sim/behaviour_bench.h"
 #include "app/sim/sim_run.h"
+#include "app/cli/command_line.h"
 #include "app/version/version.h"
 
 namespace {
@@ -56,16 +57,35 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--noise", noise, "sensor noise (std dev; 0 = exact readings)")
       ->capture_default_str();
+  app.add_option("--hz", o.hz, "cycles per second per robot, paced like a robot (0 = unpaced)")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
+  app.add_option("--reconnect-for", o.reconnect.give_up_after_s,
+                 "seconds a robot keeps reconnecting after a lost connection (0 = stop)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--robot-id", o.robot_id,
+                 "JSON robot id (one robot) or id prefix (<id>-<i>); default sim-<i>");
+  app.add_option("--token", o.token, "the JSON robot's token (--robots 1)");
+  app.add_option("--tokens", o.tokens_file,
+                 "file of the JSON robots' tokens, read and updated (default OUT/tokens.json)");
+  bool no_baseline = false;
+  app.add_flag("--no-baseline", no_baseline,
+               "no random-controller run beside a brain run (for the pictures)");
+  app.add_option("--server-config", o.server_config,
+                 "the server's config, as the pictures state it (e.g. configs/default.json)");
   app.add_flag("--no-progress", no_progress, "no progress line");
   app.add_flag("--behaviour-bench", bench,
                "run brain (with --server) vs random vs forward and print the table");
-  CLI11_PARSE(app, argc, argv);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
 
   try {
     o.framing = parse_framing(framing);
     o.controller = parse_controller(controller);
     o.noise = SensorNoise{noise, noise / 2};
     o.progress = !no_progress;
+    o.baseline = !no_baseline;
     if (bench) {
       if (o.out_dir == SimOptions{}.out_dir) o.out_dir = "behaviour-bench";
       run_behaviour_bench(o);
@@ -85,6 +105,18 @@ int main(int argc, char** argv) {
                 r.run_data_file.c_str(), o.out_dir.c_str());
     if (o.controller == ControllerKind::Brain && !o.monitor.empty() && r.slices.empty()) {
       std::printf("field slices skipped: %s\n", r.monitor_message.c_str());
+    }
+    if (r.summary.contains("tokens_file")) {
+      std::printf("tokens:       %s (the next run claims the same robot ids)\n",
+                  r.summary["tokens_file"].get<std::string>().c_str());
+    }
+    const auto& totals = r.summary["totals"];
+    if (o.hz > 0) {
+      std::printf("pacing:       %g Hz, %lld missed deadlines\n", o.hz,
+                  totals.value("missed_deadlines", 0LL));
+    }
+    if (totals.value("reconnects", 0LL) > 0) {
+      std::printf("reconnects:   %lld (gaps in summary.json)\n", totals.value("reconnects", 0LL));
     }
     for (const auto& robot : r.robots) {
       for (const auto& e : robot.errors) {

@@ -102,19 +102,27 @@ const HandshakeReply& RobotLink::connect() {
   socket_.connect(options_.host, options_.port);  // TCP_NODELAY as the HEAD client
   handshake_ = HandshakeReply{};
   if (options_.framing == Framing::JsonLines) {
-    const nlohmann::json hs = {{"type", "handshake"},
-                               {"robot_id", options_.robot_id},
-                               {"sensory_dim", options_.sensory_dim},
-                               {"motor_dim", options_.motor_dim}};
+    nlohmann::json hs = {{"type", "handshake"},
+                         {"robot_id", options_.robot_id},
+                         {"sensory_dim", options_.sensory_dim},
+                         {"motor_dim", options_.motor_dim}};
+    if (!options_.token.empty()) hs["token"] = options_.token;
     const std::string line = hs.dump() + "\n";
     send_bytes(std::vector<uint8_t>(line.begin(), line.end()));
     const nlohmann::json reply = read_json("the handshake reply");
+    if (reply.value("type", "") == "error") {
+      const int code = reply.value("code", 0);
+      throw HandshakeRefused(code, "handshake refused (" + std::to_string(code) +
+                                       "): " + reply.value("message", reply.dump()));
+    }
     if (reply.value("type", "") != "handshake" || !reply.value("accepted", false)) {
-      throw LinkError("handshake refused: " + reply.dump());
+      throw HandshakeRefused(0, "handshake refused: " + reply.dump());
     }
     handshake_.robot_key = reply.value("robot_id", options_.robot_id);
     handshake_.sensory_dim = reply.value("sensory_dim", 0);
     handshake_.motor_dim = reply.value("motor_dim", 0);
+    handshake_.token = reply.value("token", "");
+    handshake_.cycle = reply.value("cycle", -1LL);
     return handshake_;
   }
   send_bytes(
@@ -125,7 +133,8 @@ const HandshakeReply& RobotLink::connect() {
   // The HEAD client needs >= 5 floats; a leading -1 is the in-band failure vector (§2.2).
   if (v.size() < 5) throw LinkError("handshake reply has " + std::to_string(v.size()) + " floats");
   if (v[0] < 0) {
-    throw LinkError("handshake refused, code " + std::to_string(static_cast<int>(v[1])));
+    const int code = static_cast<int>(v[1]);
+    throw HandshakeRefused(code, "handshake refused, code " + std::to_string(code));
   }
   // Framing A answers [1, M, S, M, 1]; B and C answer [1, S, M, gpu, caps].
   const bool legacy_a = options_.framing == Framing::A;

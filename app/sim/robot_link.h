@@ -25,6 +25,7 @@ struct LinkOptions {
   Framing framing = Framing::B;
   double timeout_s = 30.0;       // the HEAD client's 30 s per reply
   std::string robot_id = "sim";  // JSON mode only; binary robots are keyed by the server
+  std::string token;             // JSON mode: the robot's token, "" before the server issued one
   int sensory_dim = 12;
   int motor_dim = 6;
 };
@@ -35,6 +36,15 @@ struct HandshakeReply {
   std::string robot_key;      // JSON mode: the key the server gave this robot
   int sensory_dim = 0;        // as echoed (binary: index 1 for B, 2 for A)
   int motor_dim = 0;
+  std::string token;          // JSON mode: a token the server issued now (store it), else ""
+  long long cycle = -1;       // JSON mode: the brain's cycle (> 0: resumed); -1 when not sent
+};
+
+// A handshake the server answered with a refusal; `code` is its error code (2005: the
+// robot_id is registered and this handshake's token is missing or wrong).
+struct HandshakeRefused : LinkError {
+  HandshakeRefused(int code, const std::string& what) : LinkError(what), code(code) {}
+  int code;
 };
 
 // The handshake vector of the HEAD PiCar-X client (§2.1), for S sensors and M motors.
@@ -52,8 +62,8 @@ class RobotLink {
  public:
   explicit RobotLink(LinkOptions options);
 
-  // Connects and handshakes. Throws LinkError on refusal, timeout, a non-handshake reply or
-  // a failure vector ([-1, code, ...]).
+  // Connects and handshakes. Throws HandshakeRefused on a refusal (a JSON error reply or a
+  // failure vector [-1, code, ...]), LinkError on a timeout or a non-handshake reply.
   const HandshakeReply& connect();
 
   // One cycle: sends the sensors (plus the reward as element S+1, or the JSON "reward"

@@ -21,37 +21,58 @@ nlohmann::json arena_shapes(const Arena& arena) {
   return shapes;
 }
 
+nlohmann::json trace_json(const RobotTrace& t) {
+  using nlohmann::json;
+  json x = json::array(), y = json::array(), heading = json::array(), motors = json::array(),
+       reward = json::array(), collided = json::array(), latency = json::array(),
+       time = json::array();
+  for (const CycleSample& s : t.cycles) {
+    x.push_back(s.x);
+    y.push_back(s.y);
+    heading.push_back(s.heading);
+    motors.push_back(s.motors);
+    reward.push_back(s.reward);
+    collided.push_back(s.collided ? 1 : 0);
+    latency.push_back(s.latency_ms);
+    time.push_back(s.t);
+  }
+  json conf_cycle = json::array(), conf_value = json::array();
+  for (const ConfidenceSample& c : t.confidence) {
+    conf_cycle.push_back(c.cycle);
+    conf_value.push_back(c.confidence);
+  }
+  json gaps = json::array();
+  for (const LinkGap& g : t.gaps) {
+    gaps.push_back({{"cycle", g.cycle},
+                    {"at_s", g.at_s},
+                    {"seconds", g.seconds},
+                    {"attempts", g.attempts},
+                    {"resumed", g.resumed},
+                    {"brain_cycle", g.brain_cycle},
+                    {"cause", g.cause}});
+  }
+  return {{"x", x},
+          {"y", y},
+          {"heading", heading},
+          {"motors", motors},
+          {"reward", reward},
+          {"collided", collided},
+          {"latency_ms", latency},
+          {"t", time},
+          {"confidence", {{"cycle", conf_cycle}, {"value", conf_value}}},
+          {"gaps", gaps}};
+}
+
 nlohmann::json run_data(const Arena& arena, const std::vector<std::string>& robot_keys,
                         const std::vector<RobotTrace>& traces,
                         const std::vector<SliceRecord>& slices) {
   using nlohmann::json;
   json robots = json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
-    const RobotTrace& t = traces[i];
-    json x = json::array(), y = json::array(), heading = json::array(), motors = json::array(),
-         reward = json::array(), collided = json::array();
-    for (const CycleSample& s : t.cycles) {
-      x.push_back(s.x);
-      y.push_back(s.y);
-      heading.push_back(s.heading);
-      motors.push_back(s.motors);
-      reward.push_back(s.reward);
-      collided.push_back(s.collided ? 1 : 0);
-    }
-    json conf_cycle = json::array(), conf_value = json::array();
-    for (const ConfidenceSample& c : t.confidence) {
-      conf_cycle.push_back(c.cycle);
-      conf_value.push_back(c.confidence);
-    }
-    robots.push_back({{"index", i},
-                      {"robot_key", i < robot_keys.size() ? robot_keys[i] : ""},
-                      {"x", x},
-                      {"y", y},
-                      {"heading", heading},
-                      {"motors", motors},
-                      {"reward", reward},
-                      {"collided", collided},
-                      {"confidence", {{"cycle", conf_cycle}, {"value", conf_value}}}});
+    json r = trace_json(traces[i]);
+    r["index"] = i;
+    r["robot_key"] = i < robot_keys.size() ? robot_keys[i] : "";
+    robots.push_back(std::move(r));
   }
   json slice_list = json::array();
   for (const SliceRecord& s : slices) {

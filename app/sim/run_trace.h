@@ -20,6 +20,19 @@ struct CycleSample {
   std::array<float, 6> motors{};    // as applied (padded/truncated to the client's six)
   float reward = 0;                 // the reward sent with this cycle's sensors (0 if none)
   bool collided = false;
+  float latency_ms = 0;  // the server's reply, from sending the sensors (0: a local controller)
+  float t = 0;           // wall seconds since the run started, at the cycle's end
+};
+
+// A lost connection and its reconnection (brain_connection.h): the run's gap.
+struct LinkGap {
+  long long cycle = 0;       // the cycle whose exchange failed (run again once reconnected)
+  double at_s = 0;           // wall seconds since the run started
+  double seconds = 0;        // until the new handshake's reply
+  int attempts = 0;          // handshakes tried
+  bool resumed = false;      // false: reconnection gave up (the robot ended there)
+  long long brain_cycle = -1;  // JSON robots: the cycle the handshake reply reported
+  std::string cause;         // why the exchange failed
 };
 
 struct ConfidenceSample {
@@ -30,6 +43,7 @@ struct ConfidenceSample {
 struct RobotTrace {
   std::vector<CycleSample> cycles;  // reserved for the whole run: appending never allocates
   std::vector<ConfidenceSample> confidence;
+  std::vector<LinkGap> gaps;
 };
 
 struct SliceRecord {
@@ -41,9 +55,14 @@ struct SliceRecord {
 // "circles":[[x,y,r]..], "line":{"points":[[x,y]..],"closed":b}}.
 nlohmann::json arena_shapes(const Arena& arena);
 
-// The whole file: {"arena":..., "robots":[{"index","robot_key","x":[..],"y":[..],
-// "heading":[..],"motors":[[6]..],"reward":[..],"collided":[0/1..],
-// "confidence":{"cycle":[..],"value":[..]}}], "slices":[{"robot","channel","z","values"}]}.
+// One robot's trace: {"x":[..],"y":[..],"heading":[..],"motors":[[6]..],"reward":[..],
+// "collided":[0/1..],"latency_ms":[..],"t":[..],"confidence":{"cycle":[..],"value":[..]},
+// "gaps":[{"cycle","at_s","seconds","attempts","resumed","brain_cycle","cause"}..]}.
+nlohmann::json trace_json(const RobotTrace& trace);
+
+// The whole file: {"arena":..., "robots":[{"index","robot_key", + trace_json}],
+// "slices":[{"robot","channel","z","values"}]}; sim_run adds "run" (what ran: controller,
+// server brain, config, pacing) and, for brain runs, "baseline" (baseline_run.h).
 nlohmann::json run_data(const Arena& arena, const std::vector<std::string>& robot_keys,
                         const std::vector<RobotTrace>& traces,
                         const std::vector<SliceRecord>& slices);

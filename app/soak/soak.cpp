@@ -18,6 +18,7 @@
 #include "app/server/protocol/robot_client.h"
 #include "app/server/session/server.h"
 #include "app/server/engine/torch_brain_engine.h"
+#include "app/cli/command_line.h"
 #include "app/version/version.h"
 
 using namespace fieldbrain::server;
@@ -125,15 +126,15 @@ int main(int argc, char** argv) {
   app.add_option("--sensors", sensors, "S")->capture_default_str();
   app.add_option("--motors", motors, "M")->capture_default_str();
   app.add_option("-o,--out", out_path, "JSON output")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
 
   spdlog::set_level(spdlog::level::warn);
   ServerConfig config;
   try {
     if (!config_path.empty()) config = load_server_config(config_path);
   } catch (const std::exception& e) {
-    std::cerr << "fieldbrain-soak: " << e.what() << "\n";
-    return 2;
+    return fieldbrain::cli::config_error(app, e.what());
   }
   config.host = "127.0.0.1";
   config.port = 0;
@@ -148,14 +149,26 @@ int main(int argc, char** argv) {
 
   std::vector<int> counts;
   std::stringstream ss(robots_list);
-  for (std::string item; std::getline(ss, item, ',');) counts.push_back(std::stoi(item));
+  for (std::string item; std::getline(ss, item, ',');) {
+    size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || n < 1) {
+      return fieldbrain::cli::config_error(
+          app, "--robots: '" + item + "' is not a robot count (expected e.g. 1,4,16)");
+    }
+    counts.push_back(n);
+  }
 
   std::unique_ptr<BrainEngine> engine;
   try {
     engine = make_field_brain_engine(config.brain);
   } catch (const std::exception& e) {
-    std::cerr << "fieldbrain-soak: config key 'brain': " << e.what() << "\n";
-    return 2;
+    return fieldbrain::cli::config_error(app, std::string("config key 'brain': ") + e.what());
   }
   Server server(config, *engine);
   server.start();

@@ -25,7 +25,9 @@ TEST_CASE("A robot whose replies stay over its loop budget is warned about once 
   CHECK(watch.observe(400, t0 + seconds(61)));  // a minute later: the next line
   CHECK(watch.slow_replies() == 60);            // the 59 held back and this one
 
-  const std::string line = slow_robot_warning("picarx_12s_6m", watch, 32, 3);
+  const std::string line = slow_robot_warning(
+      "picarx_12s_6m", watch,
+      SpeedAdvice::for_brain({{"profile", "fieldbrain"}, {"resolution", 32}}), 3);
   INFO(line);
   CHECK_THAT(line, Catch::Contains("robot picarx_12s_6m") &&
                        Catch::Contains("replies take 320 ms") && Catch::Contains("last 400 ms") &&
@@ -33,6 +35,36 @@ TEST_CASE("A robot whose replies stay over its loop budget is warned about once 
                        Catch::Contains("robots.loop_budget_ms") &&
                        Catch::Contains("R = 32; --resolution 24 costs 42% of it") &&
                        Catch::Contains("fewer robots (3 connected)") && Catch::Contains("GPU"));
+}
+
+TEST_CASE("The legacy profile's slow-robot advice offers neither a GPU nor an unchecked resolution",
+          "[server]") {
+  LatencyWatch watch(50, "robots.loop_budget_ms");
+  const auto t0 = LatencyWatch::Clock::time_point{} + seconds(1000);
+  bool warned = false;
+  for (int i = 0; i < 11; ++i) warned = watch.observe(300, t0);
+  REQUIRE(warned);
+  SECTION("at R = 32 it suggests 16, the other resolution parity is checked at") {
+    const std::string line = slow_robot_warning(
+        "picarx_12s_6m", watch, SpeedAdvice::for_brain({{"profile", "legacy"}, {"resolution", 32}}),
+        2);
+    INFO(line);
+    CHECK_THAT(line, Catch::Contains("--resolution 16 costs") &&
+                         Catch::Contains("parity is checked there") &&
+                         Catch::Contains("fewer robots (2 connected)") &&
+                         Catch::Contains("fieldbrain profile"));
+    CHECK_THAT(line, !Catch::Contains("--resolution 24") && !Catch::Contains("docs/gpu.md") &&
+                         !Catch::Contains("run the brain on a GPU"));
+  }
+  SECTION("at R = 16 it suggests no resolution at all") {
+    const std::string line = slow_robot_warning(
+        "picarx_12s_6m", watch, SpeedAdvice::for_brain({{"profile", "legacy"}, {"resolution", 16}}),
+        1);
+    INFO(line);
+    CHECK_THAT(line, !Catch::Contains("--resolution") && !Catch::Contains("docs/gpu.md"));
+    CHECK_THAT(line, Catch::Contains("Serve fewer robots (1 connected)") &&
+                         Catch::Contains("fieldbrain profile"));
+  }
 }
 
 TEST_CASE("One slow reply among fast ones, and an unwatched robot, never warn", "[server]") {

@@ -11,12 +11,19 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include "test/support/catch.h"
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
 
 #include "app/server/web/web_monitor.h"
+#include "app/server/protocol/robot_client.h"
 #include "app/version/version.h"
+#include "test/server/captured_log.h"
 #include "test/server/healthy_robot.h"
 #include "test/server/toy_engine.h"
 #include "test/server/web_server.h"
@@ -66,7 +73,9 @@ TEST_CASE("/metrics is Prometheus text whose counters move once a robot cycles",
   for (const char* family :
        {"fieldbrain_robots", "fieldbrain_robot_cycles_total", "fieldbrain_reply_latency_seconds",
         "fieldbrain_bad_frames_total", "fieldbrain_saves_total", "fieldbrain_queue_drops_total",
-        "fieldbrain_robot_cycles_per_second", "fieldbrain_build_info"}) {
+        "fieldbrain_robot_cycles_per_second", "fieldbrain_build_info",
+        "fieldbrain_robot_over_budget", "fieldbrain_rewards_dropped_total",
+        "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds"}) {
     INFO(family);
     CHECK(types.count(family) == 1);
   }
@@ -101,6 +110,152 @@ TEST_CASE("/metrics is Prometheus text whose counters move once a robot cycles",
     robot.stop();
     CHECK(robot.failure().empty());
   }
+}
+
+TEST_CASE("/metrics has the standard process_* families, measured from this process",
+          "[server][web][metrics]") {
+  WebServer srv;
+  // The server runs in this test's process: its figures can be checked against the test's own.
+  const auto cpu_seconds = [] {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  const auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return static_cast<double>(n);
+  };
+  const double cpu_before = cpu_seconds(), fds_before = open_fds();
+  std::map<std::string, std::string> types;
+  auto m = parse_metrics(http_request(srv.web->port(), http::verb::get, "/metrics").body(), types);
+  const double cpu_after = cpu_seconds();
+  CHECK(types["process_cpu_seconds_total"] == "counter");
+  CHECK(types["process_resident_memory_bytes"] == "gauge");
+  CHECK(types["process_open_fds"] == "gauge");
+  // Clock ticks are 10 ms: the page may round down by one.
+  CHECK(m["process_cpu_seconds_total"] >= cpu_before - 0.02);
+  CHECK(m["process_cpu_seconds_total"] <= cpu_after + 0.02);
+  CHECK(m["process_resident_memory_bytes"] > 1 << 20);
+  // The scrape's own connection and the directory listings come and go.
+  CHECK(m["process_open_fds"] == Approx(fds_before).margin(8));
+  CHECK(m["process_max_fds"] >= m["process_open_fds"]);
+  CHECK(m["process_start_time_seconds"] > 1.5e9);
+}
+
+TEST_CASE("/metrics says per robot whether its replies are over its loop budget",
+          "[server][web][metrics]") {
+  WebServer srv([](ServerConfig& c) { c.robots.json_loop_budget_ms = 20; });  // JSON robots
+  const auto over_budget = [&](const std::string& robot) {
+    std::map<std::string, std::string> types;
+    auto m =
+        parse_metrics(http_request(srv.web->port(), http::verb::get, "/metrics").body(), types);
+    const std::string name = "fieldbrain_robot_over_budget{robot=\"" + robot + "\"}";
+    return m.count(name) ? m[name] : -1.0;
+  };
+  HealthyRobot fast(srv.server->port(), "fast");
+  REQUIRE(fast.wait_for_cycles(20));
+  CHECK(over_budget("fast") == 0);
+  fast.stop();
+  srv.engine.delay_ms = 40;  // every reply now takes twice the budget
+  HealthyRobot slow(srv.server->port(), "slow");
+  REQUIRE(slow.wait_for_cycles(15));  // past the watch's ten-reply warm-up
+  CHECK(over_budget("slow") == 1);
+  slow.stop();
+  CHECK(slow.failure().empty());
+}
+
+namespace {
+
+// A toy brain that ignores rewards, as the legacy profile with legacy_reward "drop" does, and
+// says so the way that engine describes itself.
+class RewardDroppingEngine : public ToyEngine {
+ public:
+  nlohmann::json describe() const override {
+    nlohmann::json d = ToyEngine::describe();
+    d["profile"] = "legacy";
+    d["legacy_reward"] = "drop";
+    return d;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Rewards sent to a brain that drops them are counted on /metrics and logged once",
+          "[server][web][metrics]") {
+  CapturedLog log;
+  RewardDroppingEngine engine;
+  ServerConfig c = test_config();
+  c.web_port = 0;
+  Server server(c, engine);
+  web::WebMonitor web_monitor(server);
+  server.start();
+  web_monitor.start();
+  {
+    RobotClient robot(server.port(), 10.0);
+    REQUIRE(robot.handshake(Framing::B, {1, 4, 2, 1, 3}));
+    // S + 1 values: the last is the reward. Three of five are not 0.
+    for (float reward : {0.5f, 0.0f, -1.0f, 0.0f, 0.25f}) {
+      REQUIRE(robot.exchange(Framing::B, {0.1f, 0.2f, 0.3f, 0.4f, reward}));
+    }
+  }
+  std::map<std::string, std::string> types;
+  auto m = parse_metrics(http_request(web_monitor.port(), http::verb::get, "/metrics").body(),
+                         types);
+  CHECK(types["fieldbrain_rewards_dropped_total"] == "counter");
+  CHECK(m["fieldbrain_rewards_dropped_total"] == 3);
+  INFO(log.text());
+  CHECK(log.count("sends rewards, but brain.legacy_reward is \"drop\"") == 1);
+  CHECK(log.count("--legacy-reward append") == 1);
+  server.stop();
+  web_monitor.stop();
+}
+
+TEST_CASE("A brain that uses rewards counts none as dropped", "[server][web][metrics]") {
+  WebServer srv;
+  {
+    RobotClient robot(srv.server->port(), 10.0);
+    REQUIRE(robot.handshake(Framing::B, {1, 4, 2, 1, 3}));
+    for (float reward : {0.5f, -1.0f}) {
+      REQUIRE(robot.exchange(Framing::B, {0.1f, 0.2f, 0.3f, 0.4f, reward}));
+    }
+  }
+  std::map<std::string, std::string> types;
+  auto m = parse_metrics(http_request(srv.web->port(), http::verb::get, "/metrics").body(), types);
+  CHECK(m["fieldbrain_robot_cycles_total"] == 2);
+  CHECK(m["fieldbrain_rewards_dropped_total"] == 0);
+}
+
+TEST_CASE("The alert rules in deploy/ name only metrics the server exports",
+          "[server][web][metrics]") {
+  WebServer srv;
+  std::map<std::string, std::string> types;
+  {
+    HealthyRobot robot(srv.server->port(), "scraped");  // the per-robot families have a sample
+    REQUIRE(robot.wait_for_cycles(5));
+    parse_metrics(http_request(srv.web->port(), http::verb::get, "/metrics").body(), types);
+  }
+  std::ifstream in(std::string(FIELDBRAIN_SOURCE_DIR) + "/deploy/prometheus-alerts.yml");
+  REQUIRE(in);
+  const std::string rules((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  static const std::regex name(R"(\b((fieldbrain|process)_[a-z_]+)\b)");
+  int named = 0;
+  for (std::sregex_iterator it(rules.begin(), rules.end(), name), end; it != end; ++it) {
+    std::string family = (*it)[1];
+    // A histogram's series are its family's name and a suffix.
+    for (const char* suffix : {"_bucket", "_count", "_sum"}) {
+      const std::string s = suffix;
+      if (family.size() > s.size() && family.compare(family.size() - s.size(), s.size(), s) == 0 &&
+          types.count(family.substr(0, family.size() - s.size()))) {
+        family = family.substr(0, family.size() - s.size());
+      }
+    }
+    INFO(family);
+    CHECK(types.count(family) == 1);
+    ++named;
+  }
+  CHECK(named >= 5);
+  CHECK(rules.find("job=\"fieldbrain\"") != std::string::npos);  // the scrape job's name
 }
 
 TEST_CASE("/healthz answers ok once the brain worker answers", "[server][web][metrics]") {

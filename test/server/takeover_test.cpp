@@ -39,6 +39,11 @@ int64_t cycle_of_first(Server& server) {
       .get<int64_t>();
 }
 
+// Robot connections the server holds open (it has seen the others close).
+int64_t open_connections(Server& server) {
+  return server.stats().connection_stats_json().at("active_connections").get<int64_t>();
+}
+
 // Save files in `dir` other than the identity file.
 std::vector<std::string> save_files(const fs::path& dir) {
   std::vector<std::string> out;
@@ -122,10 +127,14 @@ TEST_CASE("retries of a handshake whose save is still loading join the same load
     REQUIRE(stop.has_value());
     CHECK(stop->values == std::vector<float>{0, 0, 0});
   }  // the client gives up and retries, twice
+  // A binary client that gave up has closed its socket: once the server has seen that, the
+  // retry joins the load (an open, answered connection would be a second robot: a twin).
+  REQUIRE(eventually([&] { return open_connections(*srv.server) == 0; }));
   {
     RobotClient retry(srv.port());
     REQUIRE(retry.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
   }
+  REQUIRE(eventually([&] { return open_connections(*srv.server) == 0; }));
   RobotClient last(srv.port());
   REQUIRE(last.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
   CHECK(live_brains(*srv.server) == 1);
@@ -134,6 +143,45 @@ TEST_CASE("retries of a handshake whose save is still loading join the same load
   REQUIRE(last.exchange(Framing::B, kInputs).has_value());
   CHECK(cycle_of_first(*srv.server) == 6);
   CHECK(save_files(dir).size() == 1);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+TEST_CASE("a second binary robot arriving while the first one's save loads gets a twin, and the "
+          "first keeps its connection",
+          "[server]") {
+  // Issue 40 item 1: a repeated two-robot run lost robot 0 ("brain taken over ... still
+  // waiting for the load"): robot 1's handshake took robot 0's loading brain and closed it.
+  auto dir = fresh_dir("fieldbrain-takeover-loading");
+  ServerConfig c = test_config();
+  c.state_dir = dir.string();
+  c.robots.takeover_after_s = 30.0;  // nobody here is silent long enough to be taken over
+  ToyServer srv(c);
+  {
+    RobotClient a(srv.port()), b(srv.port());
+    REQUIRE(a.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
+    REQUIRE(a.exchange(Framing::B, kInputs).has_value());
+    REQUIRE(b.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
+    REQUIRE(b.exchange(Framing::B, kInputs).has_value());
+  }
+  REQUIRE(eventually(
+      [&] { return live_brains(*srv.server) == 0 && srv.server->worker().saves() == 2; }));
+  srv.engine.load_delay_ms = 600;  // both saves load slowly: the second robot comes mid-load
+  RobotClient a(srv.port());
+  REQUIRE(a.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
+  RobotClient b(srv.port());
+  REQUIRE(b.handshake(Framing::B, {1, 4, 3, 1, 0}).has_value());
+  CHECK(live_brains(*srv.server) == 2);  // a twin is loading beside the first, nothing taken
+  // Both keep their connections: a safe stop (or motors) in step, never a closed socket.
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(a.exchange(Framing::B, kInputs).has_value());
+    REQUIRE(b.exchange(Framing::B, kInputs).has_value());
+  }
+  REQUIRE(eventually([&] { return robot_keys(*srv.server).size() == 2; }));
+  CHECK(robot_keys(*srv.server) == std::vector<std::string>{"picarx_4s_3m", "picarx_4s_3m#2"});
+  CHECK(a.exchange(Framing::B, kInputs).has_value());
+  CHECK(b.exchange(Framing::B, kInputs).has_value());
+  CHECK(save_files(dir).size() == 2);  // each resumed its own save, no third brain
   std::error_code ignored;
   fs::remove_all(dir, ignored);
 }

@@ -178,7 +178,8 @@ class FieldBrainEngine final : public BrainEngine {
 
   nlohmann::json describe() const override {
     const int64_t R = base_.resolution;
-    return {{"resolution", R},
+    return {{"profile", to_string(base_.profile)},
+            {"resolution", R},
             {"field_shape", {R, R, R, 64}},
             {"device", base_.device},
             {"field_step", base_.field_step},

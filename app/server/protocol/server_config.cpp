@@ -61,6 +61,7 @@ const std::set<std::string>& known_keys() {
                                               "web_header_timeout_s",
                                               "fd_reserve",
                                               "log_lines_per_kind",
+                                              "robot_report_interval_s",
                                               "record_max_bytes",
                                               "record_max_sessions",
                                               "robots",
@@ -113,6 +114,7 @@ void from_json(const nlohmann::json& j, ServerConfig& c) {
   read_key(j, "web_header_timeout_s", c.web_header_timeout_s);
   read_key(j, "fd_reserve", c.fd_reserve);
   read_key(j, "log_lines_per_kind", c.log_lines_per_kind);
+  read_key(j, "robot_report_interval_s", c.robot_report_interval_s);
   read_key(j, "record_max_bytes", c.record_max_bytes);
   read_key(j, "record_max_sessions", c.record_max_sessions);
   if (j.contains("robots")) c.robots = j.at("robots").get<RobotPolicy>();
@@ -162,6 +164,7 @@ void to_json(nlohmann::json& j, const ServerConfig& c) {
        {"web_header_timeout_s", c.web_header_timeout_s},
        {"fd_reserve", c.fd_reserve},
        {"log_lines_per_kind", c.log_lines_per_kind},
+       {"robot_report_interval_s", c.robot_report_interval_s},
        {"record_max_bytes", c.record_max_bytes},
        {"record_max_sessions", c.record_max_sessions},
        {"robots", c.robots},
@@ -212,6 +215,8 @@ void ServerConfig::validate() const {
   require(log_lines_per_kind >= 1 && log_lines_per_kind <= 1000000, "log_lines_per_kind",
           "must be in 1..1000000");
   require(record_max_bytes >= (int64_t{1} << 20), "record_max_bytes", "must be >= 1048576");
+  require(robot_report_interval_s >= 0 && robot_report_interval_s <= 86400,
+          "robot_report_interval_s", "must be in 0..86400 (0 = off)");
   require(record_max_sessions >= 1 && record_max_sessions <= 1000000, "record_max_sessions",
           "must be in 1..1000000");
   require(brain.is_object(), "brain", "must be an object");

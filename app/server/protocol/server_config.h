@@ -53,6 +53,7 @@ struct ServerConfig {
   double web_header_timeout_s = 5;          // a request's headers must arrive within this
   int fd_reserve = 64;                  // descriptors kept free for robots and saves
   int log_lines_per_kind = 20;          // server-wide lines per message kind per minute
+  double robot_report_interval_s = 60;  // each robot's rate/latency log line; 0 = off
   int64_t record_max_bytes = int64_t{4} << 30;  // bytes under record_dir, all recordings
   int record_max_sessions = 1000;               // recording folders under record_dir
   RobotPolicy robots;  // identity, takeover and quotas (robot_policy.h)

@@ -66,7 +66,8 @@ std::string active_brains(const MonitorQuery& q) {
                     {"motor_dim", r.motor_dim},
                     {"spatial_resolution", d.value("resolution", 0)},
                     {"device", d.value("device", "cpu")},
-                    {"cycle", r.cycle}});
+                    {"cycle", r.cycle},
+                    {"brain", d}});  // the engine's own description (profile, R, device, ...)
   }
   return monitor_success(q.cmd.text, list);
 }

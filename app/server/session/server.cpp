@@ -24,6 +24,8 @@ WorkerOptions worker_options(const ServerConfig& c, FleetMembership* fleet) {
     o.recorder = std::make_shared<Recorder>(c.record_dir, c.brain, limits);
   }
   o.policy = c.robots;
+  o.robot_report_interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(c.robot_report_interval_s));
   return o;
 }
 

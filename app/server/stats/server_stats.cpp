@@ -31,6 +31,16 @@ void ServerStats::sensory_frame() {
   ++total_messages_;
 }
 
+void ServerStats::reward_dropped(const std::string& robot) {
+  if (rewards_dropped_.fetch_add(1) != 0) return;
+  spdlog::warn(
+      "robot {} sends rewards, but brain.legacy_reward is \"drop\": the legacy profile passes "
+      "none to the brain (as em-brain's own server never did). --legacy-reward append gives "
+      "them to it; fieldbrain_rewards_dropped_total on /metrics counts the rewards dropped "
+      "(this line is written once)",
+      robot);
+}
+
 void ServerStats::error(int code, const std::string& who, const std::string& message, bool log) {
   if (log && log_gate_.allow(std::to_string(code) + " " + error_code_name(code))) {
     spdlog::warn("[{} {}] {}: {}", code, error_code_name(code), who, message);

@@ -4,6 +4,7 @@
 // both record.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -42,6 +43,12 @@ class ServerStats {
   void subscriber_drop();
   uint64_t subscriber_drops() const;
 
+  // A non-zero reward the brain ignored (the legacy profile with brain.legacy_reward "drop"):
+  // counted for /metrics (fieldbrain_rewards_dropped_total); the first one is logged, once per
+  // server, naming the robot and the key that would pass rewards on.
+  void reward_dropped(const std::string& robot);
+  uint64_t rewards_dropped() const { return rewards_dropped_.load(); }
+
   uint64_t total_errors() const;
   // Errors per robot key or peer address (the web monitor's bad-frame count and "refused"):
   // {who: {"count":n,"code":last code,"at":epoch s}}, the most recent kMaxErrorSources only.
@@ -77,6 +84,7 @@ class ServerStats {
   static constexpr size_t kMaxErrorSources = 256;
   std::map<std::string, SourceErrors> by_source_;
   LatencyHistogram reply_latency_;
+  std::atomic<uint64_t> rewards_dropped_{0};
 };
 
 }  // namespace fieldbrain::server

@@ -7,6 +7,7 @@
 #include "app/server/cluster/fleet_membership.h"
 #include "app/server/worker/brain_worker.h"
 #include "app/server/protocol/handshake.h"
+#include "app/server/stats/process_metrics.h"
 #include "app/server/stats/server_stats.h"
 #include "app/server/protocol/wall_clock.h"
 #include "app/server/web/web_hub.h"
@@ -75,6 +76,15 @@ std::string metrics_text(const WorkerFacts& facts, BrainWorker& worker, ServerSt
                        seconds > 0 ? static_cast<double>(r.session_cycles) / seconds : 0.0);
   }
 
+  out +=
+      "# HELP fieldbrain_robot_over_budget 1 while a robot's smoothed reply latency is over its "
+      "loop budget (robots.loop_budget_ms; the slow-robot warning), else 0.\n"
+      "# TYPE fieldbrain_robot_over_budget gauge\n";
+  for (const RobotView& r : facts.robots) {
+    out += fmt::format("fieldbrain_robot_over_budget{{robot=\"{}\"}} {}\n", label(r.key),
+                       r.over_budget ? 1 : 0);
+  }
+
   const LatencyHistogram& latency = stats.reply_latency();
   out +=
       "# HELP fieldbrain_reply_latency_seconds A frame queued for the brain until its motors are "
@@ -109,6 +119,11 @@ std::string metrics_text(const WorkerFacts& facts, BrainWorker& worker, ServerSt
   family(out, "fieldbrain_queue_drops_total", "counter",
          "Telemetry lines monitor and web clients lost to their full queues.",
          static_cast<double>(stats.subscriber_drops()));
+  family(out, "fieldbrain_rewards_dropped_total", "counter",
+         "Non-zero rewards robots sent that the brain ignored (legacy profile, legacy_reward "
+         "\"drop\").",
+         static_cast<double>(stats.rewards_dropped()));
+  append_process_metrics(out);
   return out;
 }
 

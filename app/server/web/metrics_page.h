@@ -1,7 +1,9 @@
 // The operator pages of the web port, for scrapers and supervisors rather than browsers:
 //   /metrics  Prometheus text format (version 0.0.4): robots, cycles (total and per robot per
 //             second), the reply latency histogram, bad frames, errors by code, saves, dropped
-//             monitor lines; every name starts with fieldbrain_ (docs/server.md lists them);
+//             monitor lines, each robot's over-budget flag, rewards the brain dropped; every
+//             name starts with fieldbrain_ (docs/server.md lists them), but the standard
+//             process_* families (CPU seconds, memory, descriptors: process_metrics.h);
 //   /healthz  "ok" once the brain worker answers a query (a stuck worker never answers, so a
 //             health check with a timeout sees it), 503 while the server stops.
 // Both read what only the brain worker thread may read through one worker query, like the web

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "app/server/cluster/fleet_membership.h"
 #include "app/server/protocol/handshake.h"
 
 namespace fieldbrain::server {
@@ -38,7 +39,8 @@ BrainWorker::BrainWorker(BrainEngine& engine, WorkerOptions options, ServerStats
                       stopping.error = "the server is stopping";
                       done(std::move(stopping));
                     }
-                  }}) {}
+                  }}),
+      drops_rewards_(engine.describe().value("legacy_reward", std::string()) == "drop") {}
 
 BrainWorker::~BrainWorker() { stop(); }
 
@@ -246,7 +248,9 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
     robot.view.last_latency_ms =
         std::chrono::duration<double, std::milli>(SteadyClock::now() - job.queued_at).count();
     stats_.reply_latency().record(robot.view.last_latency_ms / 1000.0);
+    if (drops_rewards_ && job.reward != 0.0f) stats_.reward_dropped(robot.view.key);
     watch_latency(robot);
+    report_rate(robot);
     robot.in_flight = false;
     robot.last_active = SteadyClock::now();
     job.done(std::move(r));
@@ -255,11 +259,22 @@ void BrainWorker::run_group(std::vector<StepJob>& group) {
   }
 }
 
+void BrainWorker::report_rate(RobotEntry& robot) {
+  if (!robot.rate_log.observe(robot.view.last_latency_ms, SteadyClock::now(),
+                              options_.robot_report_interval)) {
+    return;
+  }
+  if (stats_.may_log("robot rate")) {
+    spdlog::info("{}", robot_rate_line(robot.view.key, robot.rate_log.last_window()));
+  }
+}
+
 void BrainWorker::watch_latency(RobotEntry& robot) {
   RobotView& v = robot.view;
   if (robot.latency.observe(v.last_latency_ms, SteadyClock::now())) {
-    const int64_t resolution = engine_.describe().value("resolution", int64_t{0});
-    spdlog::warn("{}", slow_robot_warning(v.key, robot.latency, resolution, robots_.connections()));
+    spdlog::warn("{}", slow_robot_warning(v.key, robot.latency,
+                                          SpeedAdvice::for_brain(engine_.describe()),
+                                          robots_.connections()));
   }
   v.loop_budget_ms = robot.latency.budget_ms();
   v.latency_smoothed_ms = robot.latency.smoothed_ms();

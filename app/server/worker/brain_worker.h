@@ -123,6 +123,7 @@ class BrainWorker {
   void flush(std::vector<StepJob>& pending);
   void run_group(std::vector<StepJob>& group);
   void watch_latency(RobotEntry& robot);
+  void report_rate(RobotEntry& robot);
 
   BrainEngine& engine_;
   WorkerOptions options_;
@@ -140,6 +141,10 @@ class BrainWorker {
   // Worker thread: one group's step inputs and motors, reused tick after tick.
   std::vector<BrainEngine::Slot> tick_slots_;
   std::vector<float> tick_sensors_, tick_rewards_, tick_motors_;
+
+  // The engine ignores rewards (the legacy profile's legacy_reward "drop"): the ones robots
+  // send are counted (ServerStats::reward_dropped). Read once from the engine's description.
+  bool drops_rewards_ = false;
 
   std::atomic<uint64_t> brain_calls_{0};
   std::atomic<uint64_t> frames_stepped_{0};

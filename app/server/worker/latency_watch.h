@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "app/server/stats/log_budget.h"
 
@@ -50,10 +53,21 @@ class LatencyWatch {
   bool over_ = false;
 };
 
+// What a slow robot's operator can do depends on the brain it runs: the fieldbrain profile runs
+// at any resolution and on a GPU; the legacy profile refuses a GPU and keeps parity with the
+// original only at the resolutions it was checked at (docs/legacy.md: 16 and 32).
+struct SpeedAdvice {
+  int64_t resolution = 0;                    // the brain's R now
+  bool gpu = true;                           // a GPU is a remedy
+  std::vector<int64_t> parity_resolutions;   // non-empty: suggest only these
+  // From BrainEngine::describe() ({"profile": ..., "resolution": ...}).
+  static SpeedAdvice for_brain(const nlohmann::json& description);
+};
+
 // The warning line: "robot K: replies take 374 ms (last 866 ms), over its 50 ms loop budget
 // (robots.loop_budget_ms) [...]: lower the resolution (now R = 32) ..., serve fewer robots (3
-// connected) or run the brain on a GPU (docs/gpu.md)".
+// connected) or run the brain on a GPU (docs/gpu.md)", each remedy only where `advice` has it.
 std::string slow_robot_warning(const std::string& robot, const LatencyWatch& watch,
-                               int64_t resolution, size_t robots);
+                               const SpeedAdvice& advice, size_t robots);
 
 }  // namespace fieldbrain::server

@@ -55,13 +55,16 @@ std::string RobotRegistry::display_key(const BrainClaim& claim) const {
   return claim.key;
 }
 
-// A brain of this identity that a new handshake may take: one still loading (a client that
-// gave up waiting and retried), one whose connection is gone, or one whose connection has
-// been silent for takeover_after_s (a robot whose WiFi dropped and that came back).
+// A brain of this identity that a new handshake may take: one whose connection is gone, one
+// a JSON client is still waiting for (its reply comes after the load: a client that gave up
+// waiting and retried), or one whose connection has been silent for takeover_after_s (a
+// robot whose WiFi dropped and that came back). A binary robot was answered at once and gets
+// safe stops while its save loads: it is a live robot like a cycling one, so a second robot
+// of its identity gets a twin instead of closing it (issue 40 item 1).
 RobotEntry* RobotRegistry::takeover_candidate(const std::string& base) {
   for (auto& [entry, robot] : brains_) {
     if (robot.base != base) continue;
-    if (!robot.slot || robot.view.id == 0) return &robot;
+    if (robot.view.id == 0 || (!robot.slot && robot.json)) return &robot;
     if (!robot.in_flight && seconds_since(robot.last_active) >= options_.policy.takeover_after_s) {
       return &robot;
     }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "app/server/stats/robot_rate_log.h"
 #include "app/server/stats/server_stats.h"
 #include "app/server/worker/brain_engine.h"
 #include "app/server/worker/identity_store.h"
@@ -53,6 +54,7 @@ struct RobotEntry {
   double brain_ms_total = 0;
   std::shared_ptr<SessionRecording> recording;
   LatencyWatch latency{0, ""};  // set at attach from the policy's loop budget
+  RobotRateLog rate_log;        // the periodic rate/latency line (robot_report_interval_s)
 };
 
 // A brain the loader thread built (or failed to build) from a robot's save.

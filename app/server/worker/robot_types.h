@@ -3,6 +3,7 @@
 // sessions and the monitor include them without the worker's machinery.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,6 +25,8 @@ struct WorkerOptions {
   int64_t save_every_cycles = 0;       // 0 = no periodic save
   std::shared_ptr<Recorder> recorder;  // null = sessions are not recorded (--record)
   RobotPolicy policy;
+  // How often each robot's rate/latency line is logged (robot_report_interval_s; 0 = never).
+  std::chrono::steady_clock::duration robot_report_interval = std::chrono::minutes(1);
   // Fleet mode (docs/fleet.md): who may run which robot is decided with the other servers;
   // null when this server runs alone. Outlives the worker.
   FleetMembership* fleet = nullptr;

@@ -25,103 +25,18 @@
 
 #include "app/sim/arena.h"
 #include "app/sim/sim_run.h"
+#include "test/sim/sim_server.h"
 #include "test/support/files.h"
 
 extern char** environ;
 
 using namespace fieldbrain::sim;
+using namespace fieldbrain::sim::testing;
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kResolution = 8;  // small field: fast brain cycles
-
-// Next to this executable (build*/bin), unless FIELDBRAIN_TEST_SERVER names another binary.
-fs::path server_executable() {
-  if (const char* env = std::getenv("FIELDBRAIN_TEST_SERVER"); env && *env) return env;
-  return fs::read_symlink("/proc/self/exe").parent_path() / "fieldbrain-server";
-}
-
-// The server child process; SIGTERM (then SIGKILL) on destruction so a failed test never
-// leaves it running.
-class ServerProcess {
- public:
-  ServerProcess(const fs::path& exe, const fs::path& dir) : log_(dir / "server.log") {
-    const std::string state = (dir / "state").string();
-    std::vector<std::string> args = {exe.string(),
-                                     "--host",
-                                     "127.0.0.1",
-                                     "--port",
-                                     "0",
-                                     "--monitor-port",
-                                     "0",
-                                     "--resolution",
-                                     std::to_string(kResolution),
-                                     "--state-dir",
-                                     state,
-                                     "--log-level",
-                                     "info"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    const int rc = posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) pid_ = -1;
-  }
-  ~ServerProcess() { stop(); }
-
-  bool started() const { return pid_ > 0; }
-  std::string log() const { return fieldbrain::test::file_text(log_); }
-
-  // Waits for "listening on HOST:PORT (monitor MPORT)" in the log.
-  bool wait_ready(int* port, int* monitor_port, double timeout_s) {
-    const std::regex re(R"(listening on [^ ]+:(\d+) \(monitor (\d+)\))");
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (std::chrono::steady_clock::now() < end) {
-      std::smatch m;
-      const std::string text = log();
-      if (std::regex_search(text, m, re)) {
-        *port = std::stoi(m[1]);
-        *monitor_port = std::stoi(m[2]);
-        return true;
-      }
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-  }
-
-  // SIGTERM, wait up to 30 s, then SIGKILL. Returns the exit status (-1 if killed/unknown).
-  int stop() {
-    if (pid_ <= 0) return -1;
-    kill(pid_, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 600; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return -1;
-  }
-
- private:
-  fs::path log_;
-  pid_t pid_ = -1;
-};
+constexpr int kResolution = 8;  // the small field SimTestServer runs (test/sim/sim_server.h)
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -137,35 +52,21 @@ bool looks_like_png(const fs::path& path) {
   return in && std::string(sig + 1, 3) == "PNG" && fs::file_size(path) > 5000;
 }
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() /
-      (name + "-" + std::to_string(getpid()) + "-" +
-       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  fs::create_directories(dir);
-  return dir;
-}
-
 }  // namespace
 
 TEST_CASE("Server plus three simulated robots for 300 cycles on loopback", "[sim][e2e]") {
-  const fs::path exe = server_executable();
-#ifndef FIELDBRAIN_TEST_HAS_SERVER
+  const fs::path exe = sim_test_server_executable();
   // This build has no fieldbrain-server (no brain library); FIELDBRAIN_TEST_SERVER names one.
-  if (!fs::exists(exe)) FIELDBRAIN_SKIP("no " << exe << ": fieldbrain-server is not in this build");
-#endif
+  if (!sim_test_server_built()) FIELDBRAIN_SKIP("no " << exe << ": fieldbrain-server is not in this build");
   INFO("server executable " << exe);
-  REQUIRE(fs::exists(exe));
-  const fs::path dir = temp_dir("fieldbrain-sim-e2e");
-  ServerProcess server(exe, dir);
-  REQUIRE(server.started());
-  int port = 0, monitor_port = 0;
+  const fs::path dir = sim_test_dir("fieldbrain-sim-e2e");
+  SimTestServer server(dir);
   INFO("server log:\n" << server.log());
-  REQUIRE(server.wait_ready(&port, &monitor_port, 120.0));
+  REQUIRE(server.start());
 
   SimOptions o;
-  o.server = "127.0.0.1:" + std::to_string(port);
-  o.monitor = "127.0.0.1:" + std::to_string(monitor_port);
+  o.server = server.server();
+  o.monitor = server.monitor();
   o.robots = 3;
   o.cycles = 300;
   o.out_dir = (dir / "out").string();
@@ -246,7 +147,7 @@ TEST_CASE("Server plus three simulated robots for 300 cycles on loopback", "[sim
 }
 
 TEST_CASE("An unreachable monitor is reported, not fatal", "[sim]") {
-  const fs::path dir = temp_dir("fieldbrain-sim-nomonitor");
+  const fs::path dir = sim_test_dir("fieldbrain-sim-nomonitor");
   SimOptions o;
   o.controller = ControllerKind::Forward;
   o.cycles = 20;
@@ -278,7 +179,7 @@ TEST_CASE("An unreachable monitor is reported, not fatal", "[sim]") {
 
 TEST_CASE("scripts/plot_run.py draws a run's pictures and prints its summary table",
           "[sim][plot]") {
-  const fs::path dir = temp_dir("fieldbrain-sim-plot");
+  const fs::path dir = sim_test_dir("fieldbrain-sim-plot");
   SimOptions o;
   o.controller = ControllerKind::Forward;
   o.robots = 2;
@@ -322,7 +223,7 @@ bool catches_sigint(pid_t pid) {
 }  // namespace
 
 TEST_CASE("Ctrl-C ends a simulator run cleanly, with its outputs for the cycles done", "[sim]") {
-  const fs::path dir = temp_dir("fieldbrain-sim-interrupt");
+  const fs::path dir = sim_test_dir("fieldbrain-sim-interrupt");
   SimOptions o;
   o.controller = ControllerKind::Forward;
   o.cycles = 1000000000;

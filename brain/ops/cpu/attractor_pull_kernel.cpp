@@ -79,15 +79,21 @@ void run(const AttractorPullArgs& a) {
     for (int64_t l = 0; l < row[0]; ++l) out[l] = bank_p + ((b * A + row[1 + l]) * 64 + c) * V;
     return row[0];
   };
+  // Runs fn(t = b * 64 + c, that channel's pulling slots, their count) for every (robot,
+  // channel) with at least one pulling slot, in parallel over channels.
+  auto each_pulled_channel = [&](auto&& fn) {
+    at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
+      thread_local std::vector<const float*> ptr_v;
+      const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t L = channel_of_slots(t / 64, t % 64, ptr);
+        if (L > 0) fn(t, ptr, L);
+      }
+    });
+  };
   // Pass 1: per channel, |F|^2 and each pulling slot's F.P and |P|^2.
-  at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
-    thread_local std::vector<const float*> ptr_v;
-    const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t b = t / 64, c = t % 64;
-      const int64_t L = channel_of_slots(b, c, ptr);
-      if (L > 0) passes.attractor_sums(F + t * V, ptr, L, V, sums_p + (b * 64 + c) * width);
-    }
+  each_pulled_channel([&](int64_t t, const float** ptr, int64_t L) {
+    passes.attractor_sums(F + t * V, ptr, L, V, sums_p + t * width);
   });
   // Each robot's totals, in channel order, and each pulling slot's coefficient.
   for (int64_t b = 0; b < B; ++b) {
@@ -107,14 +113,8 @@ void run(const AttractorPullArgs& a) {
     }
   }
   // Pass 2: F += sum_j coef_j (P_j - F), every coefficient from the field before the pull.
-  at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
-    thread_local std::vector<const float*> ptr_v;
-    const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t b = t / 64, c = t % 64;
-      const int64_t L = channel_of_slots(b, c, ptr);
-      if (L > 0) passes.attractor_apply(F + t * V, ptr, coef + b * A, L, V);
-    }
+  each_pulled_channel([&](int64_t t, const float** ptr, int64_t L) {
+    passes.attractor_apply(F + t * V, ptr, coef + (t / 64) * A, L, V);
   });
 }
 

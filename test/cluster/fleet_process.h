@@ -98,6 +98,9 @@ class Fleet {
   }
 
   EtcdProcess& etcd() { return etcd_; }
+  // The fleet's folder: the servers' shared state directory (state/) and every log; removed
+  // with the fleet, so a test can keep its own outputs there too.
+  const std::filesystem::path& dir() const { return dir_; }
   Member& member(int i) { return *members_[i]; }
   // Waits until HAProxy's checks could have marked a restarted server up again (rise 2 x 500 ms).
   void settle() const { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }

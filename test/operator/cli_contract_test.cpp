@@ -104,7 +104,7 @@ TEST_CASE("Every program's --help exits 0 with its usage", "[operator][cli]") {
   }
 }
 
-TEST_CASE("--print-config prints the whole effective configuration, defaults included",
+TEST_CASE("The server's and fieldbrain's --print-config print the whole effective configuration, defaults included",
           "[operator][cli]") {
   const auto exe = executables();
   // The shipped default config names eight brain keys; the brain reads more (profile, the

@@ -64,7 +64,7 @@ class CycleWatch {
 
 }  // namespace
 
-TEST_CASE("--hz paces a run like a robot and the summary has its latency and missed deadlines",
+TEST_CASE("A run with --hz is paced like a robot and the summary has its latency and missed deadlines",
           "[sim][pacing]") {
   const fs::path dir = sim_test_dir("fieldbrain-sim-pacing");
   SimOptions o;

@@ -21,23 +21,11 @@
 #include "app/server/cluster/etcd_client.h"
 #include "test/support/child_process.h"
 #include "test/support/files.h"
+#include "test/support/free_port.h"
 
 namespace fieldbrain::server::cluster::testing {
 
-// A port no one listens on now (the kernel's choice for a socket bound to port 0).
-inline uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    throw std::runtime_error("no free loopback port");
-  }
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+using fieldbrain::test::free_port;
 
 inline std::string etcd_binary() {
   for (const char* p : {"/usr/bin/etcd", "/usr/local/bin/etcd"}) {

@@ -1,5 +1,7 @@
 #include "test/server/loopback_peer.h"
 
+#include "test/support/free_port.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -82,17 +84,7 @@ bool LoopbackPeer::closed_within(double timeout_s) {
   }
 }
 
-uint16_t free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+uint16_t free_loopback_port() { return fieldbrain::test::free_port(); }
 
 size_t resident_bytes() {
   FILE* f = std::fopen("/proc/self/statm", "r");

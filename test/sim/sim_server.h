@@ -22,6 +22,7 @@
 
 #include "test/support/child_process.h"
 #include "test/support/files.h"
+#include "test/support/free_port.h"
 #include "test/support/wait_until.h"
 
 namespace fieldbrain::sim::testing {
@@ -30,20 +31,6 @@ namespace fieldbrain::sim::testing {
 inline std::filesystem::path sim_test_server_executable() {
   if (const char* env = std::getenv("FIELDBRAIN_TEST_SERVER"); env && *env) return env;
   return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "fieldbrain-server";
-}
-
-// A loopback port nobody listens on now (the kernel's pick for a socket bound to port 0).
-inline int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  if (fd >= 0) ::close(fd);
-  if (!ok) throw std::runtime_error("no free loopback port");
-  return ntohs(a.sin_port);
 }
 
 // A new empty directory under the system's temporary one, unique to this process and call.
@@ -75,8 +62,8 @@ class SimTestServer {
   SimTestServer(std::filesystem::path dir, std::vector<std::string> extra = {})
       : dir_(std::move(dir)),
         extra_(std::move(extra)),
-        port_(free_loopback_port()),
-        monitor_port_(free_loopback_port()) {
+        port_(fieldbrain::test::free_port()),
+        monitor_port_(fieldbrain::test::free_port()) {
     std::filesystem::create_directories(dir_);
   }
 

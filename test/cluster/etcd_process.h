@@ -88,8 +88,8 @@ class EtcdProcess {
     throw std::runtime_error("etcd did not answer within 20 s; it said: " + said);
   }
   void kill() { process_.reset(); }
-  void pause() { process_->signal(SIGSTOP); }
-  void resume() { process_->signal(SIGCONT); }
+  void pause() { process_->stop(); }
+  void resume() { process_->resume(); }
 
   EtcdOptions options(std::chrono::milliseconds timeout = std::chrono::milliseconds(500)) const {
     EtcdOptions o;

@@ -161,7 +161,7 @@ TEST_CASE("A server stopped past its lease loses its robots to the others, and o
   }
   REQUIRE_FALSE(moved.empty());
 
-  fleet.member(v).process->signal(SIGSTOP);
+  fleet.member(v).process->stop();
   for (FleetRobot* r : moved) {
     INFO(r->id() << ": " << r->endings());
     REQUIRE(r->advance(20, 60));  // on another server now
@@ -171,7 +171,7 @@ TEST_CASE("A server stopped past its lease loses its robots to the others, and o
   std::map<FleetRobot*, int> connections_at_wake;
   for (FleetRobot* r : moved) connections_at_wake[r] = r->connections();
 
-  fleet.member(v).process->signal(SIGCONT);
+  fleet.member(v).process->resume();
   std::this_thread::sleep_for(3s);  // its lease is long gone: it must notice and let go
   for (FleetRobot* r : moved) {
     INFO(r->id());

@@ -43,6 +43,35 @@ struct ChildProcess {
   void signal(int sig) const {
     if (pid > 0) ::kill(pid, sig);
   }
+  // SIGSTOP, returning only once every thread of the child has stopped: kill() merely queues
+  // the signal, and a multi-threaded child (etcd's Go runtime) can still answer a request in
+  // the moment before its last thread stops, which made "a paused etcd does not answer" flaky
+  // under a loaded ctest -j. waitpid(WUNTRACED) reports the completed group stop.
+  void stop() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGSTOP);
+    int status = 0;
+    while (::waitpid(pid, &status, WUNTRACED) == pid) {
+      if (WIFSTOPPED(status)) return;
+      if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        pid = -1;
+        return;
+      }
+    }
+  }
+  // SIGCONT after stop(); the child runs again when this returns (waitpid(WCONTINUED)).
+  void resume() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGCONT);
+    int status = 0;
+    while (::waitpid(pid, &status, WCONTINUED) == pid) {
+      if (WIFCONTINUED(status)) return;
+      if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        pid = -1;
+        return;
+      }
+    }
+  }
   // SIGKILL (a stopped process is woken first so it can die) and reap.
   void kill() {
     if (pid <= 0) return;

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "brain/config_reader.h"
-#include "brain/legacy/legacy_cpu.h"
 
 namespace fieldbrain {
 namespace {
@@ -35,20 +34,10 @@ bool names_a_file(const std::string& field_step) {
 // The config's names of each enum's values (config::read_choice lists them in errors).
 constexpr config::Choice<BrainProfile> kProfiles[] = {{"fieldbrain", BrainProfile::Fieldbrain},
                                                       {"legacy", BrainProfile::Legacy}};
-constexpr config::Choice<LegacyClock> kClocks[] = {{"fixed", LegacyClock::Fixed},
-                                                   {"wall", LegacyClock::Wall}};
-constexpr config::Choice<LegacyPlanner> kPlanners[] = {{"off", LegacyPlanner::Off},
-                                                       {"sync", LegacyPlanner::Sync},
-                                                       {"async", LegacyPlanner::Async}};
-constexpr config::Choice<LegacyReward> kRewards[] = {{"drop", LegacyReward::Drop},
-                                                     {"append", LegacyReward::Append}};
 
 }  // namespace
 
 const char* to_string(BrainProfile p) { return config::choice_name(p, kProfiles); }
-const char* to_string(LegacyClock c) { return config::choice_name(c, kClocks); }
-const char* to_string(LegacyPlanner p) { return config::choice_name(p, kPlanners); }
-const char* to_string(LegacyReward r) { return config::choice_name(r, kRewards); }
 
 FieldStepImpl parse_field_step(const std::string& field_step) {
   if (field_step == "reference") return FieldStepImpl::Aten;
@@ -72,6 +61,7 @@ void BrainConfig::validate() const {
   check_range("resolution", resolution, 8, 128);
   check_range("attractor_capacity", attractor_capacity, 1, 256);
   check_range("telemetry_every", telemetry_every, 1, int64_t{1} << 40);
+  check_range("legacy_threads", legacy_threads, 0, 1024);
   parse_field_step(field_step);  // throws naming the valid values
   if (device != "cpu" && device != "cuda" && device.rfind("cuda:", 0) != 0) {
     config::not_a_choice("brain.device", device, {"cpu", "cuda"}, ", or \"cuda:N\"");
@@ -82,23 +72,12 @@ void BrainConfig::validate() const {
         "original's numbers are reproduced on the CPU only; set \"device\": \"cpu\")",
         device));
   }
-  if (profile == BrainProfile::Legacy && !legacy::cpu_runs_legacy_stencils()) {
-    throw std::invalid_argument(
-        "config key 'brain.profile' is \"legacy\": this CPU lacks AVX2 and FMA, which the legacy "
-        "profile's diffusion stencils need to reproduce the original's roundings (use \"profile\": "
-        "\"fieldbrain\")");
-  }
-  if (profile != BrainProfile::Legacy) {
-    const BrainConfig defaults;
-    const auto refuse = [](const char* key, const char* value) {
-      throw std::invalid_argument(fmt::format(
-          "config key 'brain.{}' is \"{}\": it applies only to \"profile\": \"legacy\"", key, value));
-    };
-    if (legacy_clock != defaults.legacy_clock) refuse("legacy_clock", to_string(legacy_clock));
-    if (legacy_planner != defaults.legacy_planner) {
-      refuse("legacy_planner", to_string(legacy_planner));
-    }
-    if (legacy_reward != defaults.legacy_reward) refuse("legacy_reward", to_string(legacy_reward));
+  if (profile == BrainProfile::Legacy) legacy::refuse_cpu_without_legacy_stencils("brain.");
+  if (profile != BrainProfile::Legacy) legacy::refuse_legacy_keys(legacy, "brain.");
+  if (profile != BrainProfile::Legacy && legacy_threads != BrainConfig{}.legacy_threads) {
+    throw std::invalid_argument(fmt::format(
+        "config key 'brain.legacy_threads' is {}: it applies only to \"profile\": \"legacy\"",
+        legacy_threads));
   }
 }
 
@@ -112,9 +91,8 @@ void to_json(nlohmann::json& j, const BrainConfig& c) {
                      {"telemetry_every", c.telemetry_every},
                      {"field_step", c.field_step},
                      {"device", c.device},
-                     {"legacy_clock", to_string(c.legacy_clock)},
-                     {"legacy_planner", to_string(c.legacy_planner)},
-                     {"legacy_reward", to_string(c.legacy_reward)}};
+                     {"legacy_threads", c.legacy_threads}};
+  legacy::write_legacy_keys(j, c.legacy);
 }
 
 void from_json(const nlohmann::json& j, BrainConfig& c) {
@@ -122,10 +100,13 @@ void from_json(const nlohmann::json& j, BrainConfig& c) {
     throw std::invalid_argument("config key 'brain' must be an object, not " +
                                 config::describe_value(j));
   }
-  config::check_known_keys(j, "brain.",
-                           {"sensory_dim", "motor_dim", "resolution", "attractor_capacity", "seed",
-                            "telemetry_every", "field_step", "device", "profile", "legacy_clock",
-                            "legacy_planner", "legacy_reward"});
+  std::vector<std::string> known = {"sensory_dim",        "motor_dim", "resolution",
+                                    "attractor_capacity", "seed",      "telemetry_every",
+                                    "field_step",         "device",    "profile"};
+  known.insert(known.end(), std::begin(legacy::kLegacyConfigKeys),
+               std::end(legacy::kLegacyConfigKeys));
+  known.push_back("legacy_threads");
+  config::check_known_keys(j, "brain.", known);
   BrainConfig out;
   config::read_key(j, "brain.", "sensory_dim", out.sensory_dim);
   config::read_key(j, "brain.", "motor_dim", out.motor_dim);
@@ -135,10 +116,9 @@ void from_json(const nlohmann::json& j, BrainConfig& c) {
   config::read_key(j, "brain.", "telemetry_every", out.telemetry_every);
   config::read_key(j, "brain.", "field_step", out.field_step);
   config::read_key(j, "brain.", "device", out.device);
+  config::read_key(j, "brain.", "legacy_threads", out.legacy_threads);
   config::read_choice(j, "brain.", "profile", out.profile, kProfiles);
-  config::read_choice(j, "brain.", "legacy_clock", out.legacy_clock, kClocks);
-  config::read_choice(j, "brain.", "legacy_planner", out.legacy_planner, kPlanners);
-  config::read_choice(j, "brain.", "legacy_reward", out.legacy_reward, kRewards);
+  legacy::read_legacy_keys(j, "brain.", out.legacy);
   out.validate();
   c = out;
 }

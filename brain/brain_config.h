@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "brain/legacy/planner_mode.h"
+#include "brain/legacy/legacy_config.h"
 
 namespace fieldbrain {
 
@@ -34,28 +34,9 @@ enum class FieldStepImpl { Aten, Script, ScriptFile, Fused };
 // The field_step value's meaning. Throws std::invalid_argument (naming the valid values) for a
 // value that is none of the names and does not look like a path.
 FieldStepImpl parse_field_step(const std::string& field_step);
-// The legacy profile's clock (P3 of the profiling notes): Fixed gives cycle n the time
-// kLegacyClockStartS + n * kLegacyClockStepS, so a run is reproducible and matches the pinned
-// original; Wall reads the system clock, as em-brain's own server does.
-enum class LegacyClock { Fixed, Wall };
-// The start is not 0 because the original tests some timestamps for truthiness; it is
-// run_original.py's default t0, so a fixed-clock robot and the pinned original agree.
-inline constexpr double kLegacyClockStepS = 0.05;
-inline constexpr double kLegacyClockStartS = 1000.0;
-// The original's strategic planner (P4): LegacyPlanner, one enum with the brain's
-// (brain/legacy/planner_mode.h): "off", "sync", "async".
-// How a robot's reward reaches the original's input list, which reads a reward only when the
-// list is longer than S: Drop (as em-brain's server, where the list is always the S sensors and
-// the reward never arrives) or Append (the list is the S sensors and the reward, 0 when the
-// robot sent none, every cycle).
-enum class LegacyReward { Drop, Append };
-
-// The names the config uses ("fieldbrain", "legacy", "fixed", "wall", "off", "sync", "async",
-// "drop", "append").
+// The names the config uses ("fieldbrain", "legacy"); the legacy keys' names are
+// brain/legacy/legacy_config.h's.
 const char* to_string(BrainProfile p);
-const char* to_string(LegacyClock c);
-const char* to_string(LegacyPlanner p);
-const char* to_string(LegacyReward r);
 
 struct BrainConfig {
   BrainProfile profile = BrainProfile::Fieldbrain;
@@ -70,9 +51,12 @@ struct BrainConfig {
   // and field_step_impl(), never compares this string.
   std::string field_step = "reference";
   std::string device = "cpu";      // "cpu" | "cuda"; "cpu" only with the legacy profile
-  LegacyClock legacy_clock = LegacyClock::Fixed;        // legacy profile only
-  LegacyPlanner legacy_planner = LegacyPlanner::Off;    // legacy profile only
-  LegacyReward legacy_reward = LegacyReward::Drop;      // legacy profile only
+  // "legacy_clock", "legacy_planner", "legacy_reward": the legacy profile only; their meaning
+  // is brain/legacy/legacy_config.h's.
+  legacy::LegacyConfig legacy;
+  // Threads that step one tick's legacy robots, one robot per thread at a time (each still bit
+  // for bit with its run alone); 0: one per CPU core this process may use. 0..1024.
+  int64_t legacy_threads = 0;                           // legacy profile only
 
   // Throws std::invalid_argument naming the first field out of range.
   // Keys that mean nothing to the chosen profile: the legacy profile ignores attractor_capacity,

@@ -1,25 +1,38 @@
 // The fused cycle (BrainCycle::Fused: field_step "fast"): docs/cycle.md steps 1-11 through the
 // fused operators of brain/FUSED.md, the same numbers as brain/cycle_reference.cpp within 1e-4.
 // In two parts: the host's bookkeeping (attractor slots, ring counts, cycles without input),
-// all of it before any launch; then fused_device_cycle, which only launches operators that
+// all of it before any launch; then device_cycle, which only launches operators that
 // read this cycle's decisions from the fact tables: host-free, so on CUDA it is exactly what
 // brain/cycle_graph.h records once and replays every later cycle. Every random number is made
 // inside the operator that consumes it, and a steady cycle creates no tensor.
+#include "brain/cycle_fused.h"
+
 #include "brain/cycle_context.h"
-#include "brain/field_brain.h"
 #include "brain/field_brain_parts.h"
 #include "brain/ops/field_readout.h"
+#include "brain/stage_timer.h"
 
 namespace fieldbrain {
 
-void FieldBrainImpl::allocate_fused_scratch() {
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(device_);
-  parts_->readout = register_scratch(torch::zeros({batch(), ops::kReadoutWidth}, opts));
+FusedCycle::FusedCycle(FieldBrainImpl& brain) : Cycle(brain) {
+  const BrainConfig& c = config();
+  const int64_t B = batch(), S = c.sensory_dim, R = c.resolution;
+  const auto dev = device();
+  hierarchy_ = FusedHierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(dev));
+  error_field_ = FusedPredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(dev));
+  imprint_ = FusedSensoryImprint(SensoryImprintOptions(B, S, R).device(dev));
+  modulation_ = FusedNoveltyModulation(NoveltyModulationOptions(B).device(dev));
+  dynamics_ = FusedFieldDynamics(FieldDynamicsOptions(B, R).device(dev));
+  prediction_ = FusedNextInputPrediction(NextInputPredictionOptions(B, S).device(dev));
+  publish_variants(hierarchy_, error_field_, imprint_, modulation_, dynamics_, prediction_);
+
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(dev);
+  readout_ = register_scratch(torch::zeros({B, ops::kReadoutWidth}, opts));
 }
 
-void FieldBrainImpl::fused_cycle(const CycleContext& ctx) {
+void FusedCycle::run(const CycleContext& ctx) {
   const int64_t B = batch();
-  Parts& p = *parts_;
+  BrainParts& p = parts();
   // Steps 6 and 7.9's slot bookkeeping (store, age, retire) for every robot, and the slot
   // table the attractor operators read.
   const int64_t A = p.attractors->options.capacity();
@@ -29,64 +42,67 @@ void FieldBrainImpl::fused_cycle(const CycleContext& ctx) {
   }
   // The fused parts' ring counts and cycles without input: their launches read this cycle's
   // counts from the tables filled before.
-  for (BrainModule* m : modules_) m->advance_host(ctx);
-  stages_.mark("inputs");
-  if (device_.is_cuda()) {
-    graph_->run(B, [&] { fused_device_cycle(ctx); });
+  for (BrainModule* m : modules()) m->advance_host(ctx);
+  stages().mark("inputs");
+  if (device().is_cuda()) {
+    graph_.run(B, [&] { device_cycle(ctx); });
   } else {
-    fused_device_cycle(ctx);
+    device_cycle(ctx);
   }
 }
 
-void FieldBrainImpl::fused_device_cycle(const CycleContext& ctx) {
-  Parts& p = *parts_;
-  auto& F = field_;
-  auto& mod = *p.modulation;
+void FusedCycle::device_cycle(const CycleContext& ctx) {
+  BrainParts& p = parts();
+  auto& F = field();
+  const auto& key = noise_key();
+  StageTimer& timer = stages();
+  auto& mod = *modulation_;
   p.facts.upload();
-  stages_.mark("draws");  // none here: each operator makes its own from noise_key_
+  timer.mark("draws");  // none here: each operator makes its own from the noise key
 
   // 1-3: score the last prediction, the hierarchical errors (the fused hierarchy keeps its
   // weight update until 7.10), the error field.
-  const auto e = p.prediction->score(ctx, p.pooling->n_active);
-  p.hierarchy->launch_observe(ctx, F);
-  p.error_field->update(ctx, e);
-  stages_.mark("score+hierarchy");
+  const auto e = prediction_->score(ctx, p.pooling->n_active);
+  hierarchy_->launch_observe(ctx, F);
+  error_field_->update(ctx, e);
+  timer.mark("score+hierarchy");
 
   // 4: the sensory imprint (its empty-location noise made inside).
-  const ImprintDrive drive{p.prediction->conf, p.error_field->has_ef, p.error_field->boost,
+  const ImprintDrive drive{prediction_->conf, error_field_->has_ef, error_field_->boost,
                            mod.prev_imp, mod.prev_amp};
-  const auto imprinted = p.imprint->launch_fused(ctx, F, drive, noise_key_);
-  stages_.mark("imprint");
+  const auto imprinted = imprint_->launch(ctx, F, drive, key);
+  timer.mark("imprint");
 
   // 5-6: one read-out pass over F gives step 5's activity statistics; the modulation's launch
-  // also fills the field step's scalars and makes 7.6; the attractors store into the planned slot.
-  ops::field_readout_out(F, p.readout);
+  // also fills the field step's scalars and makes 7.6 (step 6's store waits for the pull below).
+  ops::field_readout_out(F, readout_);
   const int64_t first = ops::kReadoutSummary + ops::kSummaryActivityAbsMean;
-  const auto activity_stats = p.readout.slice(1, first, first + 2);
-  mod.launch_update(ctx, F, p.prediction->last_err, activity_stats, p.error_field->has_ef,
-                    p.error_field->boost);
-  p.attractors->record_planned(F, ctx.facts.select(1, kFactAttractorSlot));
-  stages_.mark("modulation");
+  const auto activity_stats = readout_.slice(1, first, first + 2);
+  mod.launch_update(ctx, F, prediction_->last_err, activity_stats, error_field_->has_ef,
+                    error_field_->boost);
+  timer.mark("modulation");
 
   // 7.1-7.8: the field step, its spontaneous noise made in the kernel.
-  const auto& wave = p.dynamics->compute_wave(ctx.phase);
-  torch::Tensor next = p.dynamics->step_seeded(F, noise_key_, wave, p.error_field->ef, mod.step_scalars());
-  stages_.mark("field_step");
+  const auto& wave = dynamics_->compute_wave(ctx.phase);
+  torch::Tensor next = dynamics_->step_seeded(F, key, wave, error_field_->ef, mod.step_scalars());
+  timer.mark("field_step");
 
-  // 7.9-7.10: the planned attractors' pull, then F = next + the pending hierarchical update.
-  p.attractors->pull_planned(next, p.facts.attractor_weights);
-  p.hierarchy->add_pending(F, next, torch::Tensor());
-  stages_.mark("attractors");
+  // 6 and 7.9-7.10: the planned attractor store of F (untouched by the field step) and the
+  // pull, in one operator (no pass of the store's own), then F = next + the pending update.
+  p.attractors->store_and_pull_planned(next, p.facts.attractor_weights, F,
+                                       ctx.facts.select(1, kFactAttractorSlot));
+  hierarchy_->add_pending(F, next);
+  timer.mark("attractors");
 
   // 8-11: one read-out pass over F for every statistic, then one operator for pooling,
   // prediction, motors and their echo.
-  ops::field_readout_out(F, p.readout);
-  p.prediction->launch_predict_and_act(ctx, p.readout, *p.hierarchy, *p.pooling, *p.motors,
-                                       *p.echo, mod.explore, noise_key_, F);
-  stages_.mark("pooling+prediction");
-  stages_.mark("motors");
+  ops::field_readout_out(F, readout_);
+  prediction_->launch_predict_and_act(ctx, readout_, *hierarchy_, *p.pooling, *p.motors, *p.echo,
+                                      mod.explore, key, F);
+  timer.mark("pooling+prediction");
+  timer.mark("motors");
 
-  finish_device_cycle(imprinted);
+  finish(imprinted);
 }
 
 }  // namespace fieldbrain

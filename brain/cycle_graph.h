@@ -2,7 +2,7 @@
 // every later cycle (issue: one launch sequence per tick, no per-kernel launch cost).
 //
 // A cycle's device part is everything from uploading the fact tables to writing the motors
-// into their device buffer: on the fast path it is the same launch sequence every cycle, with
+// into their device buffer: on the fused cycle it is the same launch sequence every cycle, with
 // every per-robot decision read from the tables (brain/FUSED.md), so a graph recorded once
 // replays any later cycle of the same batch exactly. The host part (filling the tables, ring
 // counts, the motors' copy to the host) runs outside, every cycle.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "brain/cycle.h"
 #include "brain/cycle_context.h"
 #include "brain/field_brain_parts.h"
 #include "brain/host_input.h"
@@ -18,14 +19,6 @@
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {
-
-uint64_t robot_seed(uint64_t seed, uint64_t key) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (key + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z = z ^ (z >> 31);
-  return z & 0x7FFFFFFFFFFFFFFFULL;
-}
 
 namespace {
 
@@ -68,8 +61,8 @@ void FieldBrainImpl::build(bool draw_initial_state) {
     throw std::invalid_argument(
         fmt::format("brain config: device = \"{}\" but CUDA is not available", config_.device));
   }
-  cycle_ = config_.cycle();
-  if (cycle_ == BrainCycle::Legacy) {
+  const BrainCycle which = config_.cycle();  // the one reading of the profile
+  if (which == BrainCycle::Legacy) {
     throw std::invalid_argument("FieldBrain: \"profile\": \"legacy\" runs brain/legacy, not this brain");
   }
   device_ = torch::Device(config_.device);
@@ -80,40 +73,26 @@ void FieldBrainImpl::build(bool draw_initial_state) {
   cycles_ = register_buffer("cycles", torch::zeros({B}, torch::kLong));
   telemetry_ = register_buffer("telemetry", torch::zeros({B, kTeleColumns}, opts));
 
-  // The fused cycle's modules are built with their fused variants (brain/FUSED.md).
-  const bool fused = cycle_ == BrainCycle::Fused;
-  parts_ = std::make_unique<Parts>();
-  graph_ = std::make_unique<CycleGraph>();
-  Parts& p = *parts_;
-  p.hierarchy = register_module(
-      "hierarchy", HierarchicalPredictor(HierarchicalPredictorOptions(B, S, R).device(device_).fused(fused)));
-  p.error_field = register_module(
-      "error_field", PredictionErrorField(PredictionErrorFieldOptions(B, S, R).device(device_).fused(fused)));
-  p.imprint = register_module(
-      "imprint", SensoryImprint(SensoryImprintOptions(B, S, R).device(device_).fused(fused)));
-  p.modulation = register_module(
-      "modulation", NoveltyModulation(NoveltyModulationOptions(B).device(device_).fused(fused)));
+  parts_ = std::make_unique<BrainParts>();
+  BrainParts& p = *parts_;
+  p.facts.allocate(B, S, device_, config_.attractor_capacity);
+  for (const auto& t : p.facts.tensors()) register_scratch(t);  // rewritten every cycle
+  // The config's cycle builds its variants of six modules (and its scratch); the brain
+  // registers every module, in the save format's order and names.
+  cycle_ = make_cycle(which, *this);
+  p.hierarchy = register_module("hierarchy", p.hierarchy);
+  p.error_field = register_module("error_field", p.error_field);
+  p.imprint = register_module("imprint", p.imprint);
+  p.modulation = register_module("modulation", p.modulation);
   p.attractors = register_module(
       "attractors",
       RewardAttractors(RewardAttractorsOptions(B, config_.attractor_capacity, R).device(device_)));
-  p.dynamics = register_module(
-      "dynamics", FieldDynamics(FieldDynamicsOptions(B, R)
-                                 .field_step(config_.field_step)
-                                 .fused(fused)
-                                 .device(device_)));
+  p.dynamics = register_module("dynamics", p.dynamics);
   p.pooling = register_module("pooling", SpatialPooling(SpatialPoolingOptions(B).device(device_)));
-  p.prediction = register_module(
-      "prediction", NextInputPrediction(NextInputPredictionOptions(B, S).device(device_).fused(fused)));
+  p.prediction = register_module("prediction", p.prediction);
   p.motors = register_module("motors", MotorGeneration(MotorGenerationOptions(B, M).device(device_)));
   p.echo = register_module("echo", MotorEcho(MotorEchoOptions(M, R).device(device_)));
-  p.facts.allocate(B, S, device_, config_.attractor_capacity);
-  for (const auto& t : p.facts.tensors()) register_scratch(t);  // rewritten every cycle
   modules_ = brain_modules(*this);
-  switch (cycle_) {
-    case BrainCycle::Reference: allocate_reference_scratch(); break;
-    case BrainCycle::Fused: allocate_fused_scratch(); break;
-    case BrainCycle::Legacy: break;  // refused above
-  }
 
   // The randomness state: (seed, cycle) per robot (docs/cycle.md "Randomness").
   auto key = torch::zeros({B, 2}, torch::kLong);
@@ -163,7 +142,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   const auto start = std::chrono::steady_clock::now();
   stages_.start();
   const int64_t B = batch(), S = config_.sensory_dim;
-  Parts& p = *parts_;
+  BrainParts& p = *parts_;
 
   // Host-known facts of the cycle, written into the static fact tables (brain/cycle_facts.h);
   // each cycle adds its own (the attractor slot) before uploading them.
@@ -205,12 +184,8 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
   ctx.reward_d = p.facts.values.select(1, kValueReward);
   ctx.phase = p.facts.values.select(1, kValuePhase);
 
-  // Steps 1-11 (docs/cycle.md): the config's cycle, decided once in build().
-  switch (cycle_) {
-    case BrainCycle::Reference: reference_cycle(ctx); break;
-    case BrainCycle::Fused: fused_cycle(ctx); break;
-    case BrainCycle::Legacy: break;  // refused by build()
-  }
+  // Steps 1-11 (docs/cycle.md): the config's cycle, chosen once in build().
+  cycle_->run(ctx);
 
   // 12. Finish: the host counter, then the cycle's one device->host copy.
   int64_t* completed = cycles_.data_ptr<int64_t>();  // a host counter: no tensor op
@@ -221,23 +196,7 @@ void FieldBrainImpl::run_cycle(const torch::Tensor& sensors, const torch::Tensor
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void FieldBrainImpl::finish_device_cycle(const torch::Tensor& imprinted) {
-  Parts& p = *parts_;
-  const auto& mod = *p.modulation;
-  noise_key_.add_(key_step_);  // (0, 1) per robot: the next cycle (no scalar tensor made)
-  // Telemetry columns copied in place (a stack would make a tensor every cycle).
-  const std::pair<TelemetryColumn, const torch::Tensor*> columns[] = {
-      {kTeleConfidence, &p.prediction->conf}, {kTeleNovelty, &mod.novelty},
-      {kTeleExplore, &mod.explore},           {kTeleDrive, &mod.drive},
-      {kTeleImprint, &mod.imp},               {kTeleDecay, &mod.decay},
-      {kTeleSmoothedInfo, &mod.si},           {kTeleSmoothedConf, &mod.sc},
-      {kTeleSigma, &mod.sigma},               {kTeleActiveCells, &p.pooling->n_active},
-      {kTeleImprintApplied, &imprinted}};
-  for (const auto& [column, value] : columns) telemetry_.select(1, column).copy_(*value);
-  stages_.mark("telemetry");
-}
-
-int64_t FieldBrainImpl::cycle_graph_replays() const { return graph_ ? graph_->replays() : 0; }
+int64_t FieldBrainImpl::cycle_graph_replays() const { return cycle_ ? cycle_->graph_replays() : 0; }
 int64_t FieldBrainImpl::batch() const { return static_cast<int64_t>(keys_.size()); }
 int64_t FieldBrainImpl::cycle() const { return cycles_.data_ptr<int64_t>()[0]; }
 const BrainConfig& FieldBrainImpl::config() const { return config_; }

@@ -22,14 +22,14 @@
 #include "brain/brain_module.h"
 #include "brain/cycle_graph.h"
 #include "brain/persistence.h"
+#include "brain/robot_seed.h"
 #include "brain/stage_timer.h"
 
 namespace fieldbrain {
 
+class Cycle;
+struct BrainParts;
 struct CycleContext;
-
-// splitmix64 finaliser of docs/cycle.md "Randomness": the Philox seed of robot `key`.
-uint64_t robot_seed(uint64_t seed, uint64_t key);
 
 class FieldBrainImpl : public BrainModule {
  public:
@@ -50,7 +50,7 @@ class FieldBrainImpl : public BrainModule {
   // range) and leaves the state untouched.
   torch::Tensor step(const torch::Tensor& sensors, const torch::Tensor& reward);
   // The same cycle with the motors written into `motors`, a contiguous float32 CPU tensor
-  // [B,M] the caller owns and reuses: on the fast path a steady cycle then creates no tensor.
+  // [B,M] the caller owns and reuses: on the fused cycle a steady cycle then creates no tensor.
   void step_into(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
 
   // One batched cycle over several single-robot brains with the same config (the server's
@@ -83,7 +83,7 @@ class FieldBrainImpl : public BrainModule {
   const StageTimer& stage_times() const { return stages_; }
 
   // CUDA graph replays of the cycle so far (brain/cycle_graph.h; 0 on the CPU, on the
-  // reference path, or with FIELDBRAIN_CUDA_GRAPH=0).
+  // reference cycle, or with FIELDBRAIN_CUDA_GRAPH=0).
   int64_t cycle_graph_replays() const;
 
   // The field [B,64,R,R,R] on the brain's device (a view of the state; for tests and tools).
@@ -92,27 +92,15 @@ class FieldBrainImpl : public BrainModule {
 
  private:
   friend class BrainGroupImpl;  // holds robots as rows of one brain (brain/brain_group.h)
-  struct Parts;  // the modules of the cycle (brain/field_brain.cpp)
+  friend class Cycle;           // the config's cycle works on the brain's state (brain/cycle.h)
   struct Scratch {};
   FieldBrainImpl(BrainConfig config, std::vector<uint64_t> robot_keys, Scratch);
   void build(bool draw_initial_state);
   // The cycle on checked inputs; the motors go into `motors` (CPU float32 [B,M]). Fills the
-  // host-known facts, runs the config's cycle (the one place that asks which), finishes.
+  // host-known facts, runs the config's cycle, finishes.
   void run_cycle(const torch::Tensor& sensors, const torch::Tensor& reward, torch::Tensor& motors);
-  // The two cycles, each in its own file reading top to bottom like docs/cycle.md:
-  // brain/cycle_reference.cpp (ATen ops; the draws in buffers) and brain/cycle_fused.cpp (the
-  // fused operators; the host bookkeeping first, then the host-free device part that
-  // brain/cycle_graph.h records and replays on CUDA). allocate_* make each one's scratch.
-  void allocate_reference_scratch();
-  void allocate_fused_scratch();
-  void reference_cycle(const CycleContext& ctx);
-  void fused_cycle(const CycleContext& ctx);
-  void fused_device_cycle(const CycleContext& ctx);
-  // The end of both cycles' device part: the next cycle's noise key, this one's telemetry.
-  void finish_device_cycle(const torch::Tensor& imprinted);
 
   BrainConfig config_;
-  BrainCycle cycle_ = BrainCycle::Reference;  // config_.cycle(), read once by build()
   std::vector<BrainModule*> modules_;  // every module of the cycle (brain_modules), for host work
   std::vector<uint64_t> keys_;
   torch::Device device_;
@@ -126,8 +114,10 @@ class FieldBrainImpl : public BrainModule {
   double last_cycle_ms_ = 0.0;
   int loaded_archive_version_ = 0;
   StageTimer stages_;
-  std::unique_ptr<Parts> parts_;
-  std::unique_ptr<CycleGraph> graph_;  // the fast cycle's device part, captured on CUDA
+  std::unique_ptr<BrainParts> parts_;
+  // The config's cycle (brain/cycle.h: ReferenceCycle or FusedCycle), chosen once by build():
+  // it owns its variants of the modules and its scratch.
+  std::unique_ptr<Cycle> cycle_;
 };
 TORCH_MODULE(FieldBrain);
 

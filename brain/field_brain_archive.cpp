@@ -7,9 +7,9 @@
 
 #include "brain/field_brain.h"
 #include "brain/field_brain_parts.h"
-#include "brain/legacy_profile.h"
 #include "brain/persistence.h"
 #include "brain/save_mismatch.h"
+#include "brain/saved_profile.h"
 #include "brain/sync_counter.h"
 
 namespace fieldbrain {

@@ -1,7 +1,9 @@
-// The private parts of FieldBrainImpl, shared by the files that implement it: the cycle
-// (field_brain.cpp), its archive (field_brain_archive.cpp) and its telemetry
-// (field_brain_telemetry.cpp). Not part of the public interface.
+// The private parts of FieldBrainImpl, shared by the files that implement it: the brain
+// (field_brain.cpp), its two cycles (brain/cycle.h), its archive (field_brain_archive.cpp) and
+// its telemetry (field_brain_telemetry.cpp). Not part of the public interface.
 #pragma once
+
+#include <memory>
 
 #include <torch/torch.h>
 
@@ -36,24 +38,20 @@ enum TelemetryColumn : int64_t {
   kTeleColumns = 16,
 };
 
-struct FieldBrainImpl::Parts {
-  HierarchicalPredictor hierarchy{nullptr};
-  PredictionErrorField error_field{nullptr};
-  SensoryImprint imprint{nullptr};
-  NoveltyModulation modulation{nullptr};
+// The brain's modules, registered in this order under these names (the save format's).
+struct BrainParts {
+  // The six a cycle has its own variants of (brain/cycle.h builds them), as the state both
+  // variants keep: what the brain and the other cycle-independent code read.
+  std::shared_ptr<HierarchicalPredictorState> hierarchy;
+  std::shared_ptr<PredictionErrorFieldState> error_field;
+  std::shared_ptr<SensoryImprintState> imprint;
+  std::shared_ptr<NoveltyModulationState> modulation;
   RewardAttractors attractors{nullptr};
-  FieldDynamics dynamics{nullptr};
+  std::shared_ptr<FieldDynamicsState> dynamics;
   SpatialPooling pooling{nullptr};
-  NextInputPrediction prediction{nullptr};
+  std::shared_ptr<NextInputPredictionState> prediction;
   MotorGeneration motors{nullptr};
   MotorEcho echo{nullptr};
-  // Per-robot scratch of the cycles (registered with FieldBrainImpl::register_scratch, so row
-  // views follow it), each allocated only by the cycle that uses it:
-  // the reference cycle's draws (docs/cycle.md per-cycle draws 1-4), rewritten every cycle;
-  torch::Tensor eps_loc, eps_sp, eps_m, eps_x;
-  // the fused cycle's read-out of the field [B, kReadoutWidth] (brain/ops/field_readout.h),
-  // rewritten twice a cycle: after the imprint (step 5's statistics) and after step 7 (8-10's).
-  torch::Tensor readout;
   // The cycle's host-known facts and inputs, static tables rewritten every cycle.
   CycleFacts facts;
 };

@@ -23,7 +23,7 @@ nlohmann::json FieldBrainImpl::telemetry(int64_t robot) {
   const auto row = SyncCounter::to_host(
       torch::cat({telemetry_[robot], stats[0].slice(0, first, first + 2)}));
   const float* v = row.data_ptr<float>();
-  const Parts& p = *parts_;
+  const BrainParts& p = *parts_;
   return nlohmann::json{
       {"cycle", cycles_.data_ptr<int64_t>()[robot]},
       {"cycle_time_ms", last_cycle_ms_},

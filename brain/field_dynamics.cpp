@@ -6,9 +6,7 @@
 #include <fmt/format.h>
 
 #include "brain/field_step_script.h"
-#include "brain/ops/field_step.h"
 #include "brain/ops/philox.h"
-#include "brain/ops/spontaneous_wave.h"
 #include "brain/portable_math.h"
 
 namespace fieldbrain {
@@ -140,46 +138,48 @@ torch::Tensor field_step_reference(const torch::Tensor& field, const torch::Tens
   return Fn + lap * 0.05;
 }
 
-FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_) : options(std::move(options_)) {
+FieldDynamicsState::FieldDynamicsState(FieldDynamicsOptions options_) : options(std::move(options_)) {
   const int64_t B = options.batch(), R = options.resolution();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
   wave_vectors = register_buffer("wave_vectors", torch::zeros({B, 5, 3}, opts));
   wave_mask = register_buffer("wave_mask", torch::zeros({B, 5}, opts));
   wave = register_buffer("wave", torch::zeros({B, R, R, R}, opts));
+}
+
+FieldDynamicsImpl::FieldDynamicsImpl(FieldDynamicsOptions options_)
+    : FieldDynamicsState(std::move(options_)) {
+  const int64_t R = options.resolution();
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
   auto r = torch::arange(R, opts);
   auto grid = torch::meshgrid({r, r, r}, "ij");
   coords = torch::stack({grid[0], grid[1], grid[2]}).contiguous();
-  step_impl_ = parse_field_step(options.field_step());  // the one reading of the string
-  if (options.fused() && step_impl_ != FieldStepImpl::Fused) {
-    throw std::invalid_argument("FieldDynamics: fused needs field_step = \"fast\"");
-  }
-  switch (step_impl_) {
+  switch (options.field_step()) {
     case FieldStepImpl::Aten:
       break;
     case FieldStepImpl::Fused:
-      next = register_scratch(torch::empty({B, 64, R, R, R}, opts));
-      if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step_seeded_out", ""}).has_value()) {
+      if (!c10::Dispatcher::singleton().findSchema({"fieldbrain::field_step", ""}).has_value()) {
         throw std::invalid_argument(
             "brain config: field_step = \"fast\" but the fieldbrain::field_step operator is not "
             "registered (link the fieldbrain ops library)");
       }
       break;
     case FieldStepImpl::Script:
-    case FieldStepImpl::ScriptFile:
+    case FieldStepImpl::ScriptFile: {
+      const bool builtin = options.field_step() == FieldStepImpl::Script;
       // load() names the problem when the path is not an exported step.
       try {
-        script_ = std::make_shared<ScriptedFieldStep>(step_impl_ == FieldStepImpl::Script
-                                                          ? ScriptedFieldStep::builtin()
-                                                          : ScriptedFieldStep::load(options.field_step()));
+        script_ = std::make_shared<ScriptedFieldStep>(builtin ? ScriptedFieldStep::builtin()
+                                                              : ScriptedFieldStep::load(options.script_path()));
       } catch (const std::exception& e) {
         throw std::invalid_argument(fmt::format("brain config: field_step = \"{}\": {}",
-                                                options.field_step(), e.what()));
+                                                builtin ? "script" : options.script_path(), e.what()));
       }
       break;
+    }
   }
 }
 
-void FieldDynamicsImpl::init_robot(int64_t b, uint64_t seed) {
+void FieldDynamicsState::init_robot(int64_t b, uint64_t seed) {
   // n_waves = 3 + (word 0 of block 0 of the wave-count stream) mod 3; then the first
   // 3 n_waves normals of the wave-vector stream, row by row.
   const auto count = philox::block_words(seed, 0, philox::kStreamWaveCount, 0);
@@ -197,10 +197,6 @@ void FieldDynamicsImpl::init_robot(int64_t b, uint64_t seed) {
 }
 
 const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
-  if (options.fused()) {
-    ops::spontaneous_wave_out(wave_vectors, wave_mask, phi, wave);
-    return wave;
-  }
   const int64_t B = options.batch();
   const auto& c = coords;
   auto comp = [&](int64_t i) { return wave_vectors.select(2, i).reshape({B, 5, 1, 1, 1}); };
@@ -213,7 +209,7 @@ const torch::Tensor& FieldDynamicsImpl::compute_wave(const torch::Tensor& phi) {
 torch::Tensor FieldDynamicsImpl::step(const torch::Tensor& field, const torch::Tensor& noise,
                                       const torch::Tensor& wave_, const torch::Tensor& ef,
                                       const torch::Tensor& scalars) {
-  if (step_impl_ == FieldStepImpl::Fused) {
+  if (options.field_step() == FieldStepImpl::Fused) {
     static const auto op = c10::Dispatcher::singleton()
                                .findSchemaOrThrow("fieldbrain::field_step", "")
                                .typed<at::Tensor(const at::Tensor&, const at::Tensor&,
@@ -223,18 +219,6 @@ torch::Tensor FieldDynamicsImpl::step(const torch::Tensor& field, const torch::T
   }
   if (script_) return (*script_)(field, noise, wave_, ef, scalars);
   return field_step_reference(field, noise, wave_, ef, scalars);
-}
-
-const torch::Tensor& FieldDynamicsImpl::step_seeded(const torch::Tensor& field,
-                                                    const torch::Tensor& noise_key,
-                                                    const torch::Tensor& wave_,
-                                                    const torch::Tensor& ef,
-                                                    const torch::Tensor& scalars) {
-  if (step_impl_ != FieldStepImpl::Fused) {
-    throw std::logic_error("FieldDynamics::step_seeded: only for field_step = \"fast\"");
-  }
-  ops::field_step_seeded_out(field, noise_key, wave_, ef, scalars, next);
-  return next;
 }
 
 }  // namespace fieldbrain

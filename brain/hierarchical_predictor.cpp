@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "brain/cycle_facts.h"
-#include "brain/ops/hierarchy_learn.h"
 #include "brain/ops/hierarchy_learn_math.h"
 #include "brain/ops/philox.h"
 #include "brain/sensor_sites.h"
@@ -12,10 +11,9 @@ namespace fieldbrain {
 namespace {
 constexpr double kGain[4] = {1.0, 0.5, 0.3, 0.2};
 constexpr double kLearningRate[4] = {0.3, 0.1, 0.03, 0.01};
-namespace hl = ops::hierarchy;  // the fused kernels' arithmetic (brain/ops/hierarchy_learn_math.h)
 }  // namespace
 
-HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOptions options_)
+HierarchicalPredictorState::HierarchicalPredictorState(HierarchicalPredictorOptions options_)
     : options(std::move(options_)) {
   const int64_t B = options.batch(), S = options.sensory_dim();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
@@ -26,10 +24,12 @@ HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOption
     herr[k] = register_module("herr" + std::to_string(k),
                               RingBuffer(RingBufferOptions(B, kHerrCapacity, {}).device(options.device())));
   }
-  if (options.fused()) pending = register_scratch(torch::zeros({B, hl::pending_width(S)}, opts));
 }
 
-void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
+HierarchicalPredictorImpl::HierarchicalPredictorImpl(HierarchicalPredictorOptions options_)
+    : HierarchicalPredictorState(std::move(options_)) {}
+
+void HierarchicalPredictorState::init_robot(int64_t b, uint64_t seed) {
   const int64_t S = options.sensory_dim();
   auto w = torch::empty({4, 16, S}, torch::kFloat);
   float* out = w.data_ptr<float>();
@@ -46,10 +46,6 @@ void HierarchicalPredictorImpl::init_robot(int64_t b, uint64_t seed) {
 
 torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
                                                  const torch::Tensor& field) {
-  if (options.fused()) {
-    observe_fused(ctx, field);
-    return {};
-  }
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   const auto& a = ctx.sensors;
   hist->push(a);
@@ -105,45 +101,17 @@ torch::Tensor HierarchicalPredictorImpl::observe(const CycleContext& ctx,
   return (on_xy * mz.view({B, 4, 16, 1, 1, R})).view({B, 64, R, R, R});
 }
 
-void HierarchicalPredictorImpl::observe_fused(const CycleContext& ctx, const torch::Tensor& field) {
-  launch_observe(ctx, field);
-  advance_host(ctx);
-}
-
-void HierarchicalPredictorImpl::launch_observe(const CycleContext& ctx, const torch::Tensor& field) {
-  ops::hierarchy_observe_(field, ctx.sensors, ctx.facts, hpred, hist->data, herr[0]->data,
-                          herr[1]->data, herr[2]->data, herr[3]->data, W, pending);
-}
-
-void HierarchicalPredictorImpl::write_facts(int64_t b, int64_t* f) const {
+void HierarchicalPredictorState::write_facts(int64_t b, int64_t* f) const {
   f[kFactHistCount] = hist->count(b);
   for (int64_t k = 0; k < 4; ++k) f[kFactHerrCount0 + k] = herr[k]->count(b);
 }
 
-void HierarchicalPredictorImpl::advance_host(const CycleContext& ctx) {
-  // The rings' host counts, advanced as the kernel pushed (brain/ops/hierarchy_learn.h).
-  hist->advance();
-  const int64_t B = ctx.batch;
-  for (int k = 0; k < 4; ++k) {
-    herr_pushed_[k].assign(B, false);  // no reallocation once sized
-    for (int64_t b = 0; b < B; ++b) {
-      herr_pushed_[k][b] = hl::timescale_active(ctx.cycle[b], hist->count(b), k);
-    }
-    herr[k]->advance(herr_pushed_[k]);
-  }
-}
-
 void HierarchicalPredictorImpl::add_pending(torch::Tensor& field, const torch::Tensor& next,
                                             const torch::Tensor& pending_update) {
-  if (options.fused()) {
-    field.copy_(next);
-    ops::hierarchy_apply_(field, pending);
-    return;
-  }
   at::add_out(field, next, pending_update);  // one pass
 }
 
-torch::Tensor HierarchicalPredictorImpl::predict(const torch::Tensor& field) {
+torch::Tensor HierarchicalPredictorState::predict(const torch::Tensor& field) {
   for (int64_t k = 0; k < 4; ++k) {
     const auto enc = field.slice(1, 16 * k, 16 * k + 16).mean({2, 3, 4}).unsqueeze(1);  // [B,1,16]
     hpred.select(1, k).copy_(torch::tanh(torch::matmul(enc, W.select(1, k)).squeeze(1)));
@@ -151,7 +119,7 @@ torch::Tensor HierarchicalPredictorImpl::predict(const torch::Tensor& field) {
   return timescale_confidence();
 }
 
-torch::Tensor HierarchicalPredictorImpl::predict_from_means(const torch::Tensor& channel_means) {
+torch::Tensor HierarchicalPredictorState::predict_from_means(const torch::Tensor& channel_means) {
   for (int64_t k = 0; k < 4; ++k) {
     const auto enc = channel_means.slice(1, 16 * k, 16 * k + 16).unsqueeze(1);  // [B,1,16]
     hpred.select(1, k).copy_(torch::tanh(torch::matmul(enc, W.select(1, k)).squeeze(1)));
@@ -159,7 +127,7 @@ torch::Tensor HierarchicalPredictorImpl::predict_from_means(const torch::Tensor&
   return timescale_confidence();
 }
 
-torch::Tensor HierarchicalPredictorImpl::timescale_confidence() {
+torch::Tensor HierarchicalPredictorState::timescale_confidence() {
   const int64_t B = options.batch();
   std::vector<torch::Tensor> cfs;
   for (int k = 0; k < 4; ++k) {

@@ -24,7 +24,7 @@ class MotorGenerationImpl : public BrainModule {
   // explore [B]. Writes and returns `motor` [B,M] in (-1,1), or NaN for every motor of a robot
   // whose field is not finite (the cycle's health check, no extra copy). The reference path;
   // on the fast path fieldbrain::prediction_act writes `motor`
-  // (NextInputPredictionImpl::predict_and_act).
+  // (FusedNextInputPredictionImpl::predict_and_act).
   const torch::Tensor& generate(const torch::Tensor& field, const torch::Tensor& explore,
                                 const torch::Tensor& eps_extra, const torch::Tensor& eps_explore);
 

@@ -3,11 +3,10 @@
 #include <algorithm>
 
 #include "brain/cycle_facts.h"
-#include "brain/ops/prediction.h"
 
 namespace fieldbrain {
 
-NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions options_)
+NextInputPredictionState::NextInputPredictionState(NextInputPredictionOptions options_)
     : options(std::move(options_)) {
   const int64_t B = options.batch(), S = options.sensory_dim();
   const auto dev = options.device();
@@ -17,15 +16,21 @@ NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions opti
   pc = register_buffer("pc", torch::zeros({B, S}, opts));
   last_err = register_buffer("last_err", torch::zeros({B, S}, opts));
   conf = register_buffer("conf", torch::full({B}, 0.5, opts));
+}
+
+void NextInputPredictionState::write_facts(int64_t b, int64_t* f) const {
+  f[kFactRecentCount] = recent->count(b);
+}
+
+NextInputPredictionImpl::NextInputPredictionImpl(NextInputPredictionOptions options_)
+    : NextInputPredictionState(std::move(options_)) {
+  const int64_t S = options.sensory_dim();
+  const auto dev = options.device();
   cell_of_sensor_ = torch::arange(S, torch::kLong).remainder(64).to(dev);
   channel_of_sensor_ = torch::arange(S, torch::kLong).remainder(16).to(dev);
 }
 
 torch::Tensor NextInputPredictionImpl::score(const CycleContext& ctx, const torch::Tensor& n_active) {
-  if (options.fused()) {
-    ops::prediction_score(ctx.sensors, ctx.facts, n_active, pred, conf, last_err);
-    return last_err;
-  }
   const int64_t B = options.batch();
   const auto dev = pred.device();
   // Host-known per-robot constants of the confidence update, in double as the cycle count is.
@@ -53,45 +58,15 @@ torch::Tensor NextInputPredictionImpl::score(const CycleContext& ctx, const torc
 }
 
 void NextInputPredictionImpl::predict(const CycleContext& ctx, const torch::Tensor& field,
-                                      HierarchicalPredictorImpl& hierarchy,
+                                      HierarchicalPredictorState& hierarchy,
                                       const SpatialPoolingImpl& pooling) {
   const auto cf = hierarchy.predict(field);
   predict_with(ctx, cf, field.slice(1, 0, 32).abs().mean({1, 2, 3, 4}), hierarchy, pooling);
 }
 
-void NextInputPredictionImpl::predict_and_act(const CycleContext& ctx, const torch::Tensor& readout,
-                                              HierarchicalPredictorImpl& hierarchy,
-                                              SpatialPoolingImpl& pooling,
-                                              MotorGenerationImpl& motors, const MotorEchoImpl& echo,
-                                              const torch::Tensor& explore,
-                                              const torch::Tensor& noise_key, torch::Tensor& field) {
-  launch_predict_and_act(ctx, readout, hierarchy, pooling, motors, echo, explore, noise_key, field);
-  advance_host(ctx);
-}
-
-void NextInputPredictionImpl::write_facts(int64_t b, int64_t* f) const {
-  f[kFactRecentCount] = recent->count(b);
-}
-
-void NextInputPredictionImpl::advance_host(const CycleContext&) {
-  recent->advance();  // the kernel wrote slot count mod 3 for every robot (FUSED.md rule 4)
-}
-
-void NextInputPredictionImpl::launch_predict_and_act(
-    const CycleContext& ctx, const torch::Tensor& readout, HierarchicalPredictorImpl& hierarchy,
-    SpatialPoolingImpl& pooling, MotorGenerationImpl& motors, const MotorEchoImpl& echo,
-    const torch::Tensor& explore, const torch::Tensor& noise_key, torch::Tensor& field) {
-  TORCH_CHECK(options.fused(), "NextInputPrediction::predict_and_act needs the fused option");
-  ops::prediction_act(readout, ctx.facts, noise_key, ctx.sensors, hierarchy.W,
-                      hierarchy.herr[0]->data, hierarchy.herr[1]->data, hierarchy.herr[2]->data,
-                      hierarchy.herr[3]->data, explore, echo.lin(), recent->data, pooling.active,
-                      pooling.n_active, pooling.temporal, hierarchy.hpred, pred, pc, motors.motor,
-                      field);
-}
-
 void NextInputPredictionImpl::predict_with(const CycleContext& ctx, const torch::Tensor& cf,
                                            const torch::Tensor& content_abs_mean,
-                                           const HierarchicalPredictorImpl& hierarchy,
+                                           const HierarchicalPredictorState& hierarchy,
                                            const SpatialPoolingImpl& pooling) {
   const int64_t B = options.batch(), S = options.sensory_dim();
   const auto dev = pred.device();

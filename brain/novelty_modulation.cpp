@@ -5,22 +5,18 @@
 #include <stdexcept>
 
 #include "brain/cycle_facts.h"
-#include "brain/ops/novelty_modulation.h"
 #include "brain/portable_math.h"
 
 namespace fieldbrain {
 
-NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
+NoveltyModulationState::NoveltyModulationState(NoveltyModulationOptions options_,
+                                               torch::Device timestamps_device)
     : options(std::move(options_)) {
   const int64_t B = options.batch();
   const auto dev = options.device();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(dev);
   nov = register_module("nov", RingBuffer(RingBufferOptions(B, kNovCapacity, {512}).device(dev)));
-  // The fused operator reads and writes the timestamps where it runs.
-  nov_ts = register_buffer(
-      "nov_ts",
-      torch::zeros({B, 200}, torch::TensorOptions(torch::kLong)
-                                 .device(options.fused() ? dev : torch::Device(torch::kCPU))));
+  nov_ts = register_buffer("nov_ts", torch::zeros({B, 200}, torch::TensorOptions(torch::kLong).device(timestamps_device)));
   perr = register_module("perr", RingBuffer(RingBufferOptions(B, kErrCapacity, {}).device(dev)));
   pimp = register_module("pimp", RingBuffer(RingBufferOptions(B, kErrCapacity, {}).device(dev)));
   cwi = register_buffer("cwi", torch::zeros({B}, torch::kLong));
@@ -40,39 +36,28 @@ NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
   imp = scalar("imp", 0.0);
   decay = scalar("decay", 0.0);
   info = scalar("info", 0.0);
+}
+
+void NoveltyModulationState::write_facts(int64_t b, int64_t* f) const {
+  f[kFactPerrCount] = perr->count(b);
+  f[kFactPimpCount] = pimp->count(b);
+  f[kFactNovCount] = nov->count(b);
+  f[kFactCyclesWithoutInput] = cycles_without_input(b);
+}
+
+NoveltyModulationImpl::NoveltyModulationImpl(NoveltyModulationOptions options_)
+    : NoveltyModulationState(std::move(options_), torch::kCPU) {
   nov_idx_ = torch::empty({512}, torch::kLong);
   for (int64_t i = 0; i < 512; ++i) {
     nov_idx_[i] = static_cast<int64_t>(static_cast<double>(i) * 4095.0 / 511.0);
   }
-  nov_idx_ = nov_idx_.to(dev);
-  if (options.fused()) {
-    using namespace ops::modulation;
-    step_scalars_ = register_scratch(torch::zeros({B, kStepScalars}, opts));
-    state_.resize(kStateCount);
-    state_[kSi] = si;
-    state_[kSc] = sc;
-    state_[kPlateau] = plateau;
-    state_[kSigma] = sigma;
-    state_[kPrevImp] = prev_imp;
-    state_[kPrevAmp] = prev_amp;
-    state_[kNovelty] = novelty;
-    state_[kDrive] = drive;
-    state_[kExplore] = explore;
-    state_[kAmp] = amp;
-    state_[kImp] = imp;
-    state_[kDecay] = decay;
-    state_[kInfo] = info;
-  }
+  nov_idx_ = nov_idx_.to(options.device());
 }
 
 void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor& field,
                                    const torch::Tensor& last_err,
                                    const torch::Tensor& activity_stats, const torch::Tensor& has_ef,
                                    const torch::Tensor& boost) {
-  if (options.fused()) {
-    update_fused(ctx, field, last_err, activity_stats, has_ef, boost);
-    return;
-  }
   const int64_t B = options.batch();
   const auto dev = field.device();
 
@@ -170,52 +155,8 @@ void NoveltyModulationImpl::update(const CycleContext& ctx, const torch::Tensor&
   prev_amp.copy_(amp);
 }
 
-void NoveltyModulationImpl::update_fused(const CycleContext& ctx, const torch::Tensor& field,
-                                         const torch::Tensor& last_err,
-                                         const torch::Tensor& activity_stats,
-                                         const torch::Tensor& has_ef, const torch::Tensor& boost) {
-  if (!activity_stats.defined() || !has_ef.defined() || !boost.defined()) {
-    throw std::invalid_argument(
-        "NoveltyModulation::update (fused): activity_stats, has_ef and boost are required");
-  }
-  launch_update(ctx, field, last_err, activity_stats, has_ef, boost);
-  advance_host(ctx);
-}
-
-void NoveltyModulationImpl::launch_update(const CycleContext& ctx, const torch::Tensor& field,
-                                          const torch::Tensor& last_err,
-                                          const torch::Tensor& activity_stats,
-                                          const torch::Tensor& has_ef, const torch::Tensor& boost) {
-  // The kernel takes every per-robot decision from ctx.facts (the ring counts and the cycles
-  // without input before this cycle); the host then makes the same count updates.
-  ops::novelty_modulation_(field, last_err, activity_stats, ctx.facts, ctx.value_facts, has_ef,
-                           boost, nov->data, nov_ts, perr->data, pimp->data, state_, step_scalars_);
-}
-
-void NoveltyModulationImpl::write_facts(int64_t b, int64_t* f) const {
-  f[kFactPerrCount] = perr->count(b);
-  f[kFactPimpCount] = pimp->count(b);
-  f[kFactNovCount] = nov->count(b);
-  f[kFactCyclesWithoutInput] = cycles_without_input(b);
-}
-
-void NoveltyModulationImpl::advance_host(const CycleContext& ctx) {
-  const int64_t B = options.batch();
-  nov->advance();
-  perr->advance();
-  push_imp_.resize(static_cast<size_t>(B));
-  for (int64_t b = 0; b < B; ++b) push_imp_[b] = pimp_pushes(perr->count(b));
-  pimp->advance(push_imp_);
-  auto* w = cwi.data_ptr<int64_t>();
-  for (int64_t b = 0; b < B; ++b) w[b] = cycles_without_input_after(w[b], ctx.has_input[b]);
-}
-
 void NoveltyModulationImpl::update_sigma(const CycleContext& ctx, const torch::Tensor& has_ef,
                                          const torch::Tensor& boost) {
-  if (options.fused()) {
-    throw std::logic_error(
-        "NoveltyModulation::update_sigma: the fused update already made step 7.6");
-  }
   const int64_t B = options.batch();
   std::vector<float> base(B);
   for (int64_t b = 0; b < B; ++b) {

@@ -1,11 +1,10 @@
 #include "brain/prediction_error_field.h"
 
-#include "brain/ops/hierarchy_learn.h"
 #include "brain/sensor_sites.h"
 
 namespace fieldbrain {
 
-PredictionErrorFieldImpl::PredictionErrorFieldImpl(PredictionErrorFieldOptions options_)
+PredictionErrorFieldState::PredictionErrorFieldState(PredictionErrorFieldOptions options_)
     : options(std::move(options_)) {
   const int64_t B = options.batch(), R = options.resolution();
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(options.device());
@@ -14,11 +13,10 @@ PredictionErrorFieldImpl::PredictionErrorFieldImpl(PredictionErrorFieldOptions o
   boost = register_buffer("boost", torch::ones({B}, opts));
 }
 
+PredictionErrorFieldImpl::PredictionErrorFieldImpl(PredictionErrorFieldOptions options_)
+    : PredictionErrorFieldState(std::move(options_)) {}
+
 void PredictionErrorFieldImpl::update(const CycleContext& ctx, const torch::Tensor& e) {
-  if (options.fused()) {
-    ops::error_field_update_(e, ctx.facts, ef, has_ef, boost);
-    return;
-  }
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   // Signed mean error per site: sensors j with j mod 16 = i, summed in order of j.
   const int64_t n_sites = std::min<int64_t>(S, 16);

@@ -1,6 +1,9 @@
 // The prediction-error field and resource allocation (docs/cycle.md step 3; legacy §4.4):
 // the signed error of the sensors of each enc2field site becomes a spatial map Ef that
 // modulates the field dynamics (step 7.5), the self-modification boost and the imprint.
+// Two types over one state (PredictionErrorFieldState): PredictionErrorField, the ATen method
+// of the reference cycle, and FusedPredictionErrorField (brain/prediction_error_field_fused.h),
+// the fused cycle's operator.
 #pragma once
 
 #include <torch/torch.h>
@@ -17,24 +20,28 @@ struct PredictionErrorFieldOptions {
   TORCH_ARG(int64_t, sensory_dim);
   TORCH_ARG(int64_t, resolution);
   TORCH_ARG(torch::Device, device) = torch::kCPU;
-  // The fast path (brain/FUSED.md): step 3 as fieldbrain::error_field_update_
-  // (brain/ops/hierarchy_learn.h), which creates no tensor.
-  TORCH_ARG(bool, fused) = false;
 };
 
-class PredictionErrorFieldImpl : public BrainModule {
+// The state both variants keep (the save format's buffers, under these names).
+class PredictionErrorFieldState : public BrainModule {
  public:
-  explicit PredictionErrorFieldImpl(PredictionErrorFieldOptions options);
   void set_batch(int64_t batch) override { options.batch(batch); }
-
-  // Step 3 for the scored robots, from e = a - pred [B,S]; others keep their state. Fused: e
-  // must be contiguous (it is read in place; only its scored robots' rows matter).
-  void update(const CycleContext& ctx, const torch::Tensor& e);
 
   PredictionErrorFieldOptions options;
   torch::Tensor ef;      // [B,R,R,R]
   torch::Tensor has_ef;  // [B] 0/1
   torch::Tensor boost;   // [B] self-modification boost, 1 until the first error
+
+ protected:
+  explicit PredictionErrorFieldState(PredictionErrorFieldOptions options);
+};
+
+// The reference cycle's step 3 (ATen ops).
+class PredictionErrorFieldImpl : public PredictionErrorFieldState {
+ public:
+  explicit PredictionErrorFieldImpl(PredictionErrorFieldOptions options);
+  // Step 3 for the scored robots, from e = a - pred [B,S]; others keep their state.
+  void update(const CycleContext& ctx, const torch::Tensor& e);
 };
 TORCH_MODULE(PredictionErrorField);
 

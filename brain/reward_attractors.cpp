@@ -63,12 +63,11 @@ int64_t RewardAttractorsImpl::plan(int64_t b, float r, float* weights) {
   return stored;
 }
 
-void RewardAttractorsImpl::record_planned(const torch::Tensor& field, const torch::Tensor& slot) {
-  ops::attractor_record_(bank, field, slot);
-}
-
-void RewardAttractorsImpl::pull_planned(torch::Tensor& field, const torch::Tensor& weights) {
-  ops::attractor_pull_(field, bank, weights, workspace);
+void RewardAttractorsImpl::store_and_pull_planned(torch::Tensor& field,
+                                                  const torch::Tensor& weights,
+                                                  const torch::Tensor& source,
+                                                  const torch::Tensor& slot) {
+  ops::attractor_pull_(field, bank, weights, workspace, source, slot);
 }
 
 void RewardAttractorsImpl::record(const CycleContext& ctx, const torch::Tensor& field) {

@@ -36,9 +36,11 @@ class RewardAttractorsImpl : public BrainModule {
   // faded ones) and writes the slot table the operators read: `weights` [A, 2] of robot b, and
   // returns the slot step 6 stores into (-1: none).
   int64_t plan(int64_t b, float reward, float* weights);
-  // Steps 6 and 7.9 on the device from the planned tables (no host decision, no tensor made).
-  void record_planned(const torch::Tensor& field, const torch::Tensor& slot);
-  void pull_planned(torch::Tensor& field, const torch::Tensor& weights);
+  // Steps 6 and 7.9 on the device from the planned tables (no host decision, no tensor made),
+  // in one operator: `source` (the field of step 6) is stored into each robot's planned `slot`,
+  // then `field` (the field after step 7.8) is pulled by the live slots.
+  void store_and_pull_planned(torch::Tensor& field, const torch::Tensor& weights,
+                              const torch::Tensor& source, const torch::Tensor& slot);
 
   // Step 6's bookkeeping for robot b (shared by record and plan): when |r| > 0.1, the next slot
   // gets strength |r|, valence sign(r), age 0 and is valid; returns that slot, or -1.
@@ -55,7 +57,7 @@ class RewardAttractorsImpl : public BrainModule {
   torch::Tensor age;       // [B,A] int64 CPU
   torch::Tensor valid;     // [B,A] int64 CPU 0/1
   torch::Tensor written;   // [B] int64 CPU: attractors ever recorded
-  // Scratch of pull_planned, [B, 64(1+2A)] float64 on the device (not saved).
+  // Scratch of store_and_pull_planned, [B, 64(1+2A)] float64 on the device (not saved).
   torch::Tensor workspace;
 };
 TORCH_MODULE(RewardAttractors);

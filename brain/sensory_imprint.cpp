@@ -6,17 +6,26 @@
 #include <map>
 
 #include "brain/cycle_facts.h"
-#include "brain/ops/sensory_imprint.h"
 #include "brain/portable_math.h"
 
 namespace fieldbrain {
 
-SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options(std::move(options_)) {
+SensoryImprintState::SensoryImprintState(SensoryImprintOptions options_) : options(std::move(options_)) {
   const int64_t B = options.batch(), S = options.sensory_dim(), R = options.resolution();
   const auto dev = options.device();
   map = register_module("map", RingBuffer(RingBufferOptions(B, kMapCapacity, {S}).device(dev)));
   map_loc = register_buffer("map_loc", torch::zeros({B, 100, 3}, torch::TensorOptions(torch::kLong).device(dev)));
   occ = register_buffer("occ", torch::zeros({B, R, R, R}, torch::TensorOptions(torch::kFloat).device(dev)));
+}
+
+void SensoryImprintState::write_facts(int64_t b, int64_t* f) const {
+  f[kFactMapCount] = map->count(b);
+}
+
+SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_)
+    : SensoryImprintState(std::move(options_)) {
+  const int64_t S = options.sensory_dim(), R = options.resolution();
+  const auto dev = options.device();
 
   // Resonant projection: sensor i lands at (fx, fy, fz) and spreads 0.95^(L1 offset) over its
   // 3x3x3 neighbourhood, clamped at the faces (clamped offsets accumulate on the face voxel).
@@ -61,15 +70,6 @@ SensoryImprintImpl::SensoryImprintImpl(SensoryImprintOptions options_) : options
   }
   blob_offsets_ = blob_offsets_.to(dev);
   blob_weight_ = blob_weight_.to(dev);
-
-  if (options.fused()) {
-    for (const auto& t : ops::make_imprint_tables(S, R)) tables_.push_back(t.to(dev));
-    const ops::ImprintScratchLayout layout{R * R * R, S, R};
-    const auto f = torch::TensorOptions(torch::kFloat).device(dev);
-    strength_ = register_scratch(torch::zeros({B}, f));
-    work_ = register_scratch(torch::zeros({B, layout.floats()}, f));
-    plane_argmax_ = register_scratch(torch::zeros({B, R}, torch::TensorOptions(torch::kInt).device(dev)));
-  }
 }
 
 torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
@@ -80,38 +80,7 @@ torch::Tensor SensoryImprintImpl::project(const torch::Tensor& p) const {
 }
 
 torch::Tensor SensoryImprintImpl::apply(const CycleContext& ctx, torch::Tensor& field,
-                                        const ImprintDrive& drive, const torch::Tensor& eps_loc,
-                                        const torch::Tensor& noise_key) {
-  return options.fused() ? apply_fused(ctx, field, drive, noise_key) : apply_aten(ctx, field, drive, eps_loc);
-}
-
-torch::Tensor SensoryImprintImpl::apply_fused(const CycleContext& ctx, torch::Tensor& field,
-                                              const ImprintDrive& drive, const torch::Tensor& noise_key) {
-  launch_fused(ctx, field, drive, noise_key);
-  advance_host(ctx);
-  return strength_;
-}
-
-void SensoryImprintImpl::write_facts(int64_t b, int64_t* f) const {
-  f[kFactMapCount] = map->count(b);
-}
-
-void SensoryImprintImpl::advance_host(const CycleContext& ctx) {
-  map->advance(ctx.has_input);  // the kernel wrote slot count mod 100 where there was input
-}
-
-torch::Tensor SensoryImprintImpl::launch_fused(const CycleContext& ctx, torch::Tensor& field,
-                                               const ImprintDrive& drive, const torch::Tensor& noise_key) {
-  TORCH_CHECK(options.fused(), "SensoryImprint::apply_fused: the module was built without fused");
-  const std::array<at::Tensor, ops::kDriveTerms> terms{drive.conf, drive.has_ef, drive.boost,
-                                                       drive.prev_imp, drive.prev_amp};
-  ops::sensory_imprint_(field, occ, map->data, map_loc, strength_, work_, plane_argmax_,
-                        ctx.sensors, ctx.facts, ctx.value_facts, terms, noise_key, tables_);
-  return strength_;
-}
-
-torch::Tensor SensoryImprintImpl::apply_aten(const CycleContext& ctx, torch::Tensor& field,
-                                             const ImprintDrive& drive, const torch::Tensor& eps_loc) {
+                                        const ImprintDrive& drive, const torch::Tensor& eps_loc) {
   const int64_t B = options.batch(), R = options.resolution();
   const auto dev = field.device();
   const auto& a = ctx.sensors;

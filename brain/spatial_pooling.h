@@ -21,7 +21,7 @@ class SpatialPoolingImpl : public BrainModule {
   void set_batch(int64_t batch) override { options.batch(batch); }
 
   // The reference path; on the fast path fieldbrain::prediction_act writes the same buffers
-  // (NextInputPredictionImpl::predict_and_act).
+  // (FusedNextInputPredictionImpl::predict_and_act).
   void update(const torch::Tensor& field);
 
   SpatialPoolingOptions options;

@@ -21,8 +21,7 @@
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "brain/field_dynamics.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy_profile.h"
+#include "brain/legacy/legacy_profile.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/caching_allocator.h"
 #include "brain/ops/field_readout.h"
@@ -370,12 +369,11 @@ BenchRow time_legacy_cycle(int64_t R, const RowBudget& budget) {
   torch::NoGradGuard no_grad;
   const int threads = at::get_num_threads();
   at::set_num_threads(1);  // P5: the original is timed pinned to one thread
-  legacy::LegacyOptions o;
-  o.resolution = R;
-  o.sensory_dim = 24;
-  o.motor_dim = 4;
-  legacy::LegacyBrain brain(o);
-  const auto frames = smooth_stream(1, o.sensory_dim);
+  BrainConfig config;      // S = 24, M = 4, seed 42: the defaults
+  config.profile = BrainProfile::Legacy;
+  config.resolution = R;
+  legacy::LegacyBrain brain(legacy_options(config, config.seed));
+  const auto frames = smooth_stream(1, config.sensory_dim);
   std::vector<std::vector<double>> lists;
   for (const auto& f : frames) {
     const auto row = f[0].to(torch::kFloat64).contiguous();

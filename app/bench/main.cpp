@@ -26,6 +26,7 @@
 #include "app/bench/bench_report.h"
 #include "app/bench/bench_rows.h"
 #include "app/bench/device_timer.h"
+#include "app/bench/legacy_thread_rows.h"
 #include "brain/brain_config.h"
 #include "brain/ops/caching_allocator.h"
 #include "app/cli/command_line.h"
@@ -41,7 +42,7 @@ const std::vector<std::string> kAllImpls = {
     "cpp_fast",      "cpp_reference", "python",               "load",
     "cpp_fast_reward", "cpp_reference_reward",
     "group",         "group_churn",   "tick_singles",         "legacy",
-    "python_original"};
+    "python_original", "legacy_tick", "legacy_threads"};
 
 // Python reference cycles to time: ~1 s per robot-cycle at R = 32, x8 per doubling of R.
 int64_t python_cycles(int64_t B, int64_t R) {
@@ -49,11 +50,8 @@ int64_t python_cycles(int64_t B, int64_t R) {
   return std::clamp<int64_t>(static_cast<int64_t>(6.0 / std::max(est_s, 1e-3)), 2, 20);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"fieldbrain-bench: field step and brain cycle timings (table + JSON)"};
-  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-bench"));
+// The command line.
+struct BenchOptions {
   bool quick = false;
   std::string json_path;
   std::vector<int64_t> Rs, Bs;
@@ -65,106 +63,151 @@ int main(int argc, char** argv) {
   int64_t motor_dim = fieldbrain::BrainConfig{}.motor_dim;
   std::string em_brain;
   std::string device_name = "cpu";
-  app.add_flag("--quick", quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
-  app.add_option("--json", json_path, "write the rows as JSON to this file");
-  app.add_option("--R", Rs, "resolutions (default 16 32 64)");
-  app.add_option("--B", Bs, "batch sizes (default 1 4 16)");
-  app.add_option("--impl", impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
-  app.add_option("--seconds", seconds, "time budget per row (default 2; --quick 1)");
-  app.add_option("--threads", threads, "intra-op threads (default: every hardware thread)");
-  app.add_option("--device", device_name, "cpu (default) or cuda")
+};
+
+void add_bench_options(CLI::App& app, BenchOptions& o) {
+  app.add_flag("--quick", o.quick, "R = 32, B in {1, 4}, short budgets (< 2 min)");
+  app.add_option("--json", o.json_path, "write the rows as JSON to this file");
+  app.add_option("--R", o.Rs, "resolutions (default 16 32 64)");
+  app.add_option("--B", o.Bs, "batch sizes (default 1 4 16)");
+  app.add_option("--impl", o.impls, "rows to run (default all)")->check(CLI::IsMember(kAllImpls));
+  app.add_option("--seconds", o.seconds, "time budget per row (default 2; --quick 1)");
+  app.add_option("--threads", o.threads, "intra-op threads (default: every hardware thread)");
+  app.add_option("--device", o.device_name, "cpu (default) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option(
-      "--em-brain", em_brain,
+      "--em-brain", o.em_brain,
       "an em-brain checkout (ef2bdb8): times the original's cycle (row python_original)");
-  app.add_flag("--no-pool", no_pool,
+  app.add_flag("--no-pool", o.no_pool,
                "keep c10's default CPU allocator (every tensor buffer is a malloc)");
-  app.add_option("--sensory-dim", sensory_dim, "S of the cycle rows' brains (PiCar-X: 12)")
+  app.add_option("--sensory-dim", o.sensory_dim, "S of the cycle rows' brains (PiCar-X: 12)")
       ->capture_default_str();
-  app.add_option("--motor-dim", motor_dim, "M of the cycle rows' brains (PiCar-X: 6)")
+  app.add_option("--motor-dim", o.motor_dim, "M of the cycle rows' brains (PiCar-X: 6)")
       ->capture_default_str();
-  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
-  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
-  set_brain_dims(sensory_dim, motor_dim);
-  torch::Device device = torch::kCPU;
-  try {
-    device = bench_device(device_name);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "fieldbrain-bench: {}\n", e.what());
-    return 2;
-  }
-  if (!no_pool) fieldbrain::ops::CachingCpuAllocator::install();
+}
 
-  if (quick) {
-    if (Rs.empty()) Rs = {32};
-    if (Bs.empty()) Bs = {1, 4};
-    if (app.count("--seconds") == 0) seconds = 1.0;
+// The defaults that depend on --quick, and every row when --impl is not given.
+void apply_defaults(const CLI::App& app, BenchOptions& o) {
+  if (o.quick) {
+    if (o.Rs.empty()) o.Rs = {32};
+    if (o.Bs.empty()) o.Bs = {1, 4};
+    if (app.count("--seconds") == 0) o.seconds = 1.0;
   }
-  if (Rs.empty()) Rs = {16, 32, 64};
-  if (Bs.empty()) Bs = {1, 4, 16};
-  if (impls.empty()) impls = kAllImpls;
-  // LibTorch may start with fewer threads than the machine has (1 here); use them all.
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  at::set_num_threads(threads);
-  const std::set<std::string> want(impls.begin(), impls.end());
-  RowBudget budget;
-  budget.seconds = seconds;
-  budget.min_iterations = quick ? 2 : 3;
-  // The slow rows (reference field step and cycles) get fewer iterations.
-  RowBudget slow = budget;
-  slow.min_iterations = quick ? 1 : 2;
+  if (o.Rs.empty()) o.Rs = {16, 32, 64};
+  if (o.Bs.empty()) o.Bs = {1, 4, 16};
+  if (o.impls.empty()) o.impls = kAllImpls;
+}
 
-  std::vector<BenchRow> rows;
-  fmt::print(stderr, "fieldbrain-bench: device {}, {} intra-op threads, {}\n", device.str(),
-             at::get_num_threads(), no_pool ? "default CPU allocator" : "caching CPU pool");
-  for (int64_t R : Rs) {
-    for (int64_t B : Bs) {
-      auto run = [&](const std::string& impl, auto fn) {
-        if (!want.count(impl)) return;
-        fmt::print(stderr, "  {} R={} B={} ...\n", impl, R, B);
-        try {
-          rows.push_back(fn());
-        } catch (const std::exception& e) {
-          fmt::print(stderr, "  {} R={} B={} failed: {}\n", impl, R, B, e.what());
-        }
-      };
-      const int64_t th = at::get_num_threads();
-      run("copy", [&] { return time_copy(device, B, R, budget); });
-      run("field_step_op", [&] { return time_field_step_op(device, B, R, budget); });
-      run("field_step_seeded", [&] { return time_field_step_seeded(device, B, R, budget); });
-      run("philox_fill", [&] { return time_philox_fill(device, B, R, budget); });
-      run("field_step_reference", [&] { return time_field_step_reference(device, B, R, slow); });
-      run("field_readout_op", [&] { return time_field_readout_op(device, B, R, budget); });
-      run("python_eager", [&] { return time_python_field_step(device, "eager", B, R, th); });
-      run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
-      run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
-      run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
-      // The same cycles with a reward (app/bench/reward_schedule.h): the attractor bank's cost.
-      run("cpp_fast_reward", [&] { return time_brain_cycle(device, "fast", B, R, budget, true); });
-      run("cpp_reference_reward",
-          [&] { return time_brain_cycle(device, "reference", B, R, slow, true); });
-      run("group", [&] { return time_group_tick(device, false, B, R, budget); });
-      run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
-      run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
-      run("load", [&] { return time_brain_load(device, B, R, slow); });
-      // The legacy profile and the original have no batch and serve R 16 and 32.
-      if (B == 1 && R <= 32) {
-        run("legacy", [&] { return time_legacy_cycle(R, slow); });
-        run("python_original", [&] { return time_original_cycle(em_brain, R, quick ? 5 : 20); });
-      }
-      run("python", [&] {
-        return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
-                                 at::get_num_threads());
-      });
+// The time budgets: the slow rows (reference field step and cycles) get fewer iterations.
+struct Budgets {
+  RowBudget fast, slow;
+};
+
+Budgets row_budgets(const BenchOptions& o) {
+  Budgets b;
+  b.fast.seconds = o.seconds;
+  b.fast.min_iterations = o.quick ? 2 : 3;
+  b.slow = b.fast;
+  b.slow.min_iterations = o.quick ? 1 : 2;
+  return b;
+}
+
+// Every wanted row at one R and B, appended to `rows` (a row that fails is reported and left out).
+void run_rows(torch::Device device, int64_t R, int64_t B, const BenchOptions& o,
+              const Budgets& budgets, std::vector<BenchRow>& rows) {
+  const std::set<std::string> want(o.impls.begin(), o.impls.end());
+  const RowBudget& budget = budgets.fast;
+  const RowBudget& slow = budgets.slow;
+  const bool quick = o.quick;
+  const std::string& em_brain = o.em_brain;
+  auto run = [&](const std::string& impl, auto fn) {
+    if (!want.count(impl)) return;
+    fmt::print(stderr, "  {} R={} B={} ...\n", impl, R, B);
+    try {
+      rows.push_back(fn());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "  {} R={} B={} failed: {}\n", impl, R, B, e.what());
     }
+  };
+  const int64_t th = at::get_num_threads();
+  run("copy", [&] { return time_copy(device, B, R, budget); });
+  run("field_step_op", [&] { return time_field_step_op(device, B, R, budget); });
+  run("field_step_seeded", [&] { return time_field_step_seeded(device, B, R, budget); });
+  run("philox_fill", [&] { return time_philox_fill(device, B, R, budget); });
+  run("field_step_reference", [&] { return time_field_step_reference(device, B, R, slow); });
+  run("field_readout_op", [&] { return time_field_readout_op(device, B, R, budget); });
+  run("python_eager", [&] { return time_python_field_step(device, "eager", B, R, th); });
+  run("torch_compile", [&] { return time_python_field_step(device, "compile", B, R, th); });
+  run("cpp_fast", [&] { return time_brain_cycle(device, "fast", B, R, budget); });
+  run("cpp_reference", [&] { return time_brain_cycle(device, "reference", B, R, slow); });
+  // The same cycles with a reward (app/bench/reward_schedule.h): the attractor bank's cost.
+  run("cpp_fast_reward", [&] { return time_brain_cycle(device, "fast", B, R, budget, true); });
+  run("cpp_reference_reward",
+      [&] { return time_brain_cycle(device, "reference", B, R, slow, true); });
+  run("group", [&] { return time_group_tick(device, false, B, R, budget); });
+  run("group_churn", [&] { return time_group_churn(device, B, R, budget); });
+  run("tick_singles", [&] { return time_group_tick(device, true, B, R, budget); });
+  run("load", [&] { return time_brain_load(device, B, R, slow); });
+  // The legacy profile and the original have no batch and serve R 16 and 32.
+  if (B == 1 && R <= 32) {
+    run("legacy", [&] { return time_legacy_cycle(R, slow); });
+    run("python_original", [&] { return time_original_cycle(em_brain, R, quick ? 5 : 20); });
   }
+  // B legacy robots through the server's engine: on one thread, and one robot per thread.
+  if (R <= 32) {
+    run("legacy_tick", [&] { return time_legacy_tick(R, B, false, slow); });
+    run("legacy_threads", [&] { return time_legacy_tick(R, B, true, slow); });
+  }
+  run("python", [&] {
+    return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),
+                             at::get_num_threads());
+  });
+}
+
+// The table, the batch gains and the reward costs; the JSON file when --json names one.
+void report_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
   add_ratios(rows);
   print_table(rows);
   print_batch_gains(rows);
   print_reward_costs(rows);
+  print_legacy_thread_gains(rows);
   if (!json_path.empty()) {
     std::ofstream(json_path) << to_json(rows).dump(2) << "\n";
     fmt::print(stderr, "wrote {}\n", json_path);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fieldbrain-bench: field step and brain cycle timings (table + JSON)"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-bench"));
+  BenchOptions o;
+  add_bench_options(app, o);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
+  set_brain_dims(o.sensory_dim, o.motor_dim);
+  torch::Device device = torch::kCPU;
+  try {
+    device = bench_device(o.device_name);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fieldbrain-bench: {}\n", e.what());
+    return 2;
+  }
+  if (!o.no_pool) fieldbrain::ops::CachingCpuAllocator::install();
+  apply_defaults(app, o);
+  // LibTorch may start with fewer threads than the machine has (1 here); use them all.
+  int threads = o.threads;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
+  const Budgets budgets = row_budgets(o);
+
+  std::vector<BenchRow> rows;
+  fmt::print(stderr, "fieldbrain-bench: device {}, {} intra-op threads, {}\n", device.str(),
+             at::get_num_threads(), o.no_pool ? "default CPU allocator" : "caching CPU pool");
+  for (int64_t R : o.Rs) {
+    for (int64_t B : o.Bs) run_rows(device, R, B, o, budgets, rows);
+  }
+  report_rows(rows, o.json_path);
   return 0;
 }

@@ -13,11 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "app/fieldbrain/legacy_fixture.h"
 #include "app/fieldbrain/recording.h"
 #include "brain/brain_config.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy_profile.h"
-#include "app/fieldbrain/legacy_fixture.h"
+#include "brain/legacy/legacy_profile.h"
 
 namespace fieldbrain {
 
@@ -197,8 +196,8 @@ OriginalComparison compare_with_fixture(
     o.seed = static_cast<uint64_t>(meta_number(fx.meta, {"seed"}));
     t0 = meta_number(fx.meta, {"t0"});
     dt = meta_number(fx.meta, {"dt"});
-    o.planner = fx.meta.value("planner", "off") == "sync" ? LegacyPlanner::Sync
-                                                          : LegacyPlanner::Off;
+    o.planner =
+        fx.meta.value("planner", "off") == "sync" ? LegacyPlanner::Sync : LegacyPlanner::Off;
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("fixture {}: {}", dir, e.what()));
   }
@@ -243,12 +242,18 @@ OriginalComparison compare_with_fixture(
   return c;
 }
 
-int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, std::FILE* err) {
+namespace {
+
+// (scenario name, fixture folder) of each comparison to make.
+using FixtureRuns = std::vector<std::pair<std::string, std::string>>;
+
+// Why the options cannot run (the command's exit 2), or "" when they can; fills `scenarios`
+// with the matrix cells to generate when neither fixtures nor a recording are given.
+std::string usage_problem(const CompareOriginalOptions& options,
+                          std::vector<OriginalScenario>& scenarios) {
   const bool generate = options.fixtures.empty();
-  // What to run: fixtures given, a recording's inputs, or scenarios of the matrix.
-  std::vector<OriginalScenario> scenarios;
   try {
-    if (!options.fixtures.empty() && (!options.recording.empty() || !options.scenarios.empty())) {
+    if (!generate && (!options.recording.empty() || !options.scenarios.empty())) {
       throw std::invalid_argument("--fixture cannot be combined with --scenarios or --recording");
     }
     if (!options.recording.empty() && !options.scenarios.empty()) {
@@ -265,93 +270,106 @@ int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, 
       if (!problem.empty()) throw std::invalid_argument(problem);
     }
   } catch (const std::exception& e) {
-    fmt::print(err, "fieldbrain compare-original: {}\n", e.what());
-    return 2;
+    return e.what();
   }
+  return "";
+}
 
-  TempDir temp;
-  const fs::path work = options.keep.empty() ? temp.path : fs::path(options.keep);
-  std::vector<std::pair<std::string, std::string>> runs;  // (name, fixture folder)
+// A recording the original can replay from its start: recorded from cycle 0, nothing dropped,
+// its brain config readable, and not served with the (unreproducible) async planner.
+BrainConfig replayable_brain_config(const Recording& r) {
+  if (r.start_cycle != 0) {
+    throw std::invalid_argument("the recording starts at cycle " + std::to_string(r.start_cycle) +
+                                " (a resumed brain): record with a fresh state directory");
+  }
+  if (r.dropped != 0) throw std::invalid_argument("the recording dropped cycles");
   try {
-    fs::create_directories(work);
-    if (!generate) {
-      for (const auto& f : options.fixtures) runs.emplace_back(fs::path(f).filename().string(), f);
-    } else if (!options.recording.empty()) {
-      // The recorded session's inputs as the list the server gave its legacy brains, its seed as
-      // the server derived it for that robot, the fixed clock from cycle 0.
-      const Recording r = load_recording(options.recording);
-      if (r.start_cycle != 0) {
-        throw std::invalid_argument("the recording starts at cycle " +
-                                    std::to_string(r.start_cycle) +
-                                    " (a resumed brain): record with a fresh state directory");
-      }
-      if (r.dropped != 0) throw std::invalid_argument("the recording dropped cycles");
-      BrainConfig brain;
-      try {
-        brain = r.meta.at("brain").get<BrainConfig>();
-      } catch (const std::exception& e) {
-        throw std::invalid_argument(std::string("the recording's brain config: ") + e.what());
-      }
-      const int64_t n = std::min(r.cycles, options.cycles);
-      std::vector<double> rows;
-      int64_t width = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        const auto list = legacy_input_list(r.sensors.data() + k * r.sensory_dim, r.sensory_dim,
-                                            r.reward[static_cast<size_t>(k)], brain.legacy_reward);
-        width = static_cast<int64_t>(list.size());
-        rows.insert(rows.end(), list.begin(), list.end());
-      }
-      const std::string inputs = (work / "recording_inputs.npy").string();
-      write_npy_f64(inputs, rows, n, width);
-      if (brain.legacy_planner == LegacyPlanner::Async) {
-        throw std::invalid_argument(
-            "the recording was served with \"legacy_planner\": \"async\", which is not "
-            "reproducible (docs/legacy.md \"Planner\"): nothing to compare it with");
-      }
-      const uint32_t seed = legacy_robot_seed(brain.seed, r.key_hash);
-      const std::string name = "recording_" + fs::path(r.folder).filename().string();
-      const std::string dir = (work / name).string();
-      fmt::print(out,
-                 "{}: robot {}, {} cycles, S={} M={} R={}, seed {} (config seed {} and the "
-                 "robot key)\n",
-                 name, r.robot_key, n, r.sensory_dim, r.motor_dim, brain.resolution, seed,
-                 brain.seed);
-      std::fflush(out);
-      std::vector<std::string> tail;
-      const int rc = run_script(
-          fmt::format(
-              "--em-brain {} --out {} --inputs {} --R {} --S {} --M {} --seed {} --planner {}",
-              shell_quote(options.em_brain), shell_quote(dir), shell_quote(inputs),
-              brain.resolution, r.sensory_dim, r.motor_dim, seed, to_string(brain.legacy_planner)),
-          out, tail);
-      if (rc != 0) throw OriginalFailed(failure("the original failed on the recording", rc, tail));
-      runs.emplace_back(name, dir);
-    } else {
-      for (const auto& s : scenarios) {
-        const std::string dir = (work / s.name()).string();
-        fmt::print(out, "{}: running em-brain ({} cycles, seed {})...\n", s.name(), options.cycles,
-                   options.seed);
-        std::fflush(out);
-        std::vector<std::string> tail;
-        const int rc = run_script(
-            fmt::format("--em-brain {} --out {} --stream {} --rewards {} --R {} --S {} --M {} "
-                        "--cycles {} --seed {} --dt {} --planner {}",
-                        shell_quote(options.em_brain), shell_quote(dir), s.stream,
-                        s.rewards ? "on" : "off", s.resolution, s.sensory_dim, s.motor_dim,
-                        options.cycles, options.seed, kLegacyClockStepS,
-                        options.planner == "sync" ? "sync" : "off"),
-            out, tail);
-        if (rc == 2 && !tail.empty())
-          throw OriginalFailed(tail.back());  // not a compatible em-brain
-        if (rc != 0) throw OriginalFailed(failure("the original failed on " + s.name(), rc, tail));
-        runs.emplace_back(s.name(), dir);
-      }
-    }
+    return r.meta.at("brain").get<BrainConfig>();
   } catch (const std::exception& e) {
-    fmt::print(err, "fieldbrain compare-original: {}\n", e.what());
-    return 2;
+    throw std::invalid_argument(std::string("the recording's brain config: ") + e.what());
   }
+}
 
+// The first `n` cycles' input lists as the server gave them to the robot's legacy brain, into a
+// float64 .npy [n, list length] at `path` (what run_original.py --inputs reads).
+void write_recording_inputs(const Recording& r, const BrainConfig& brain, int64_t n,
+                            const std::string& path) {
+  std::vector<double> rows;
+  int64_t width = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const auto list = legacy_input_list(r.sensors.data() + k * r.sensory_dim, r.sensory_dim,
+                                        r.reward[static_cast<size_t>(k)], brain.legacy.reward);
+    width = static_cast<int64_t>(list.size());
+    rows.insert(rows.end(), list.begin(), list.end());
+  }
+  write_npy_f64(path, rows, n, width);
+}
+
+// Runs the original on a recorded session: its inputs as the list the server gave its legacy
+// brain, its seed as the server derived it for that robot, the fixed clock from cycle 0.
+// Returns the fixture folder it wrote under `work`.
+std::pair<std::string, std::string> run_original_on_recording(const CompareOriginalOptions& options,
+                                                              const fs::path& work,
+                                                              std::FILE* out) {
+  const Recording r = load_recording(options.recording);
+  const BrainConfig brain = replayable_brain_config(r);
+  const int64_t n = std::min(r.cycles, options.cycles);
+  const std::string inputs = (work / "recording_inputs.npy").string();
+  write_recording_inputs(r, brain, n, inputs);
+  if (brain.legacy.planner == LegacyPlanner::Async) {
+    throw std::invalid_argument(
+        "the recording was served with \"legacy_planner\": \"async\", which is not "
+        "reproducible (docs/legacy.md \"Planner\"): nothing to compare it with");
+  }
+  const uint32_t seed = legacy_robot_seed(brain.seed, r.key_hash);
+  const std::string name = "recording_" + fs::path(r.folder).filename().string();
+  const std::string dir = (work / name).string();
+  fmt::print(out,
+             "{}: robot {}, {} cycles, S={} M={} R={}, seed {} (config seed {} and the "
+             "robot key)\n",
+             name, r.robot_key, n, r.sensory_dim, r.motor_dim, brain.resolution, seed, brain.seed);
+  std::fflush(out);
+  std::vector<std::string> tail;
+  const int rc = run_script(
+      fmt::format("--em-brain {} --out {} --inputs {} --R {} --S {} --M {} --seed {} --planner {}",
+                  shell_quote(options.em_brain), shell_quote(dir), shell_quote(inputs),
+                  brain.resolution, r.sensory_dim, r.motor_dim, seed,
+                  to_string(brain.legacy.planner)),
+      out, tail);
+  if (rc != 0) throw OriginalFailed(failure("the original failed on the recording", rc, tail));
+  return {name, dir};
+}
+
+// Runs the original on each generated scenario into a fixture folder under `work`.
+FixtureRuns run_original_on_scenarios(const CompareOriginalOptions& options,
+                                      const std::vector<OriginalScenario>& scenarios,
+                                      const fs::path& work, std::FILE* out) {
+  FixtureRuns runs;
+  for (const auto& s : scenarios) {
+    const std::string dir = (work / s.name()).string();
+    fmt::print(out, "{}: running em-brain ({} cycles, seed {})...\n", s.name(), options.cycles,
+               options.seed);
+    std::fflush(out);
+    std::vector<std::string> tail;
+    const int rc = run_script(
+        fmt::format("--em-brain {} --out {} --stream {} --rewards {} --R {} --S {} --M {} "
+                    "--cycles {} --seed {} --dt {} --planner {}",
+                    shell_quote(options.em_brain), shell_quote(dir), s.stream,
+                    s.rewards ? "on" : "off", s.resolution, s.sensory_dim, s.motor_dim,
+                    options.cycles, options.seed, kLegacyClockStepS,
+                    options.planner == "sync" ? "sync" : "off"),
+        out, tail);
+    if (rc == 2 && !tail.empty()) throw OriginalFailed(tail.back());  // not a compatible em-brain
+    if (rc != 0) throw OriginalFailed(failure("the original failed on " + s.name(), rc, tail));
+    runs.emplace_back(s.name(), dir);
+  }
+  return runs;
+}
+
+// Compares a LegacyBrain with each fixture folder and prints the table: 0 when every one
+// passes, 1 when one fails, 2 when a folder does not read.
+int compare_runs(const FixtureRuns& runs, const CompareOriginalOptions& options, std::FILE* out,
+                 std::FILE* err) {
   fmt::print(out, "\nlegacy profile vs the original, tolerance {:.0e} (motors, confidence):\n",
              options.tolerance);
   fmt::print(out, "{:<28} {:>6} {:>12} {:>7} {:>12} {:>8} {}\n", "scenario", "cycles",
@@ -375,6 +393,34 @@ int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, 
   }
   fmt::print(out, "{}\n", all_pass ? "PASS" : "FAIL");
   return all_pass ? 0 : 1;
+}
+
+}  // namespace
+
+int run_compare_original(const CompareOriginalOptions& options, std::FILE* out, std::FILE* err) {
+  // What to run: fixtures given, a recording's inputs, or scenarios of the matrix.
+  std::vector<OriginalScenario> scenarios;
+  if (const std::string problem = usage_problem(options, scenarios); !problem.empty()) {
+    fmt::print(err, "fieldbrain compare-original: {}\n", problem);
+    return 2;
+  }
+  TempDir temp;
+  const fs::path work = options.keep.empty() ? temp.path : fs::path(options.keep);
+  FixtureRuns runs;
+  try {
+    fs::create_directories(work);
+    if (!options.fixtures.empty()) {
+      for (const auto& f : options.fixtures) runs.emplace_back(fs::path(f).filename().string(), f);
+    } else if (!options.recording.empty()) {
+      runs.push_back(run_original_on_recording(options, work, out));
+    } else {
+      runs = run_original_on_scenarios(options, scenarios, work, out);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(err, "fieldbrain compare-original: {}\n", e.what());
+    return 2;
+  }
+  return compare_runs(runs, options, out, err);
 }
 
 }  // namespace fieldbrain

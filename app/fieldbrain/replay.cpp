@@ -12,8 +12,7 @@
 
 #include "brain/brain_config.h"
 #include "brain/field_brain.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy_profile.h"
+#include "brain/legacy/legacy_profile.h"
 
 namespace fieldbrain {
 
@@ -100,19 +99,16 @@ ReplayReport replay_recording(const Recording& r, const ReplayOptions& options,
     report.python_ran = true;
   }
   if (legacy) {
-    // The robot's legacy brain as the server built it (brain/legacy_profile.h), on the fixed
-    // clock (a session served on the wall clock cannot be replayed exactly).
-    legacy::LegacyOptions o;
-    o.sensory_dim = S;
-    o.motor_dim = M;
-    o.resolution = config.resolution;
-    o.seed = legacy_robot_seed(config.seed, r.key_hash);
-    o.planner = config.legacy_planner;
-    legacy::LegacyBrain brain(o);
+    // The robot's legacy brain as the server built it (brain/legacy/legacy_profile.h), on the
+    // fixed clock (a session served on the wall clock cannot be replayed exactly).
+    BrainConfig sized = config;
+    sized.sensory_dim = S;
+    sized.motor_dim = M;
+    legacy::LegacyBrain brain(legacy_options(sized, legacy_robot_seed(config.seed, r.key_hash)));
     std::vector<float> m(static_cast<size_t>(M));
     for (int64_t i = 0; i < r.cycles; ++i) {
-      const auto list = legacy_input_list(r.sensors.data() + i * S, S, r.reward[size_t(i)],
-                                          config.legacy_reward);
+      const auto list =
+          legacy_input_list(r.sensors.data() + i * S, S, r.reward[size_t(i)], config.legacy.reward);
       const auto out = brain->step(list, legacy_clock_seconds(LegacyClock::Fixed, i));
       for (int64_t j = 0; j < M; ++j) m[size_t(j)] = static_cast<float>(out[size_t(j)]);
       CycleDiff d;

@@ -2,7 +2,7 @@
 // brain with the robot's key, seed and brain config, and compares the motors cycle by cycle
 // with those the server sent and, optionally, with the Python reference's on the same inputs.
 // A session of the legacy profile replays through a LegacyBrain with the robot's seed, input
-// list and the fixed clock (brain/legacy_profile.h); the Python reference does not apply.
+// list and the fixed clock (brain/legacy/legacy_profile.h); the Python reference does not apply.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // --set KEY=VALUE (every key, nested ones as robots.takeover_after_s or brain.seed).
 #pragma once
 
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 
 namespace fieldbrain::server {
 

@@ -108,34 +108,29 @@ RunResult run(Server& server, int robots, int sensors, int motors, double second
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"fieldbrain-soak: latency and throughput of fieldbrain-server"};
-  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-soak"));
+// The command line.
+struct SoakOptions {
   std::string config_path, out_path = "soak.json", field_step, robots_list = "1,4,16";
   int64_t resolution = 16;
   int sensors = 12, motors = 6, warmup = 10;
   double seconds = 5.0;
-  app.add_option("-c,--config", config_path, "server config whose brain object is used");
-  app.add_option("--resolution", resolution, "brain resolution R")->capture_default_str();
-  app.add_option("--field-step", field_step, "brain field_step");
-  app.add_option("--robots", robots_list, "comma-separated robot counts")->capture_default_str();
-  app.add_option("--seconds", seconds, "measured seconds per robot count")->capture_default_str();
-  app.add_option("--warmup", warmup, "unmeasured cycles per robot")->capture_default_str();
-  app.add_option("--sensors", sensors, "S")->capture_default_str();
-  app.add_option("--motors", motors, "M")->capture_default_str();
-  app.add_option("-o,--out", out_path, "JSON output")->capture_default_str();
-  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
-  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
+};
 
-  spdlog::set_level(spdlog::level::warn);
-  ServerConfig config;
-  try {
-    if (!config_path.empty()) config = load_server_config(config_path);
-  } catch (const std::exception& e) {
-    return fieldbrain::cli::config_error(app, e.what());
-  }
+void add_soak_options(CLI::App& app, SoakOptions& o) {
+  app.add_option("-c,--config", o.config_path, "server config whose brain object is used");
+  app.add_option("--resolution", o.resolution, "brain resolution R")->capture_default_str();
+  app.add_option("--field-step", o.field_step, "brain field_step");
+  app.add_option("--robots", o.robots_list, "comma-separated robot counts")->capture_default_str();
+  app.add_option("--seconds", o.seconds, "measured seconds per robot count")->capture_default_str();
+  app.add_option("--warmup", o.warmup, "unmeasured cycles per robot")->capture_default_str();
+  app.add_option("--sensors", o.sensors, "S")->capture_default_str();
+  app.add_option("--motors", o.motors, "M")->capture_default_str();
+  app.add_option("-o,--out", o.out_path, "JSON output")->capture_default_str();
+}
+
+// The config file's server, made local and quiet: an ephemeral loopback port, no monitor, no
+// saves; the command line's brain overrides.
+ServerConfig soak_server_config(ServerConfig config, const SoakOptions& o) {
   config.host = "127.0.0.1";
   config.port = 0;
   config.monitor_port = -1;
@@ -144,11 +139,14 @@ int main(int argc, char** argv) {
   config.log_level = "warn";
   // Every soak robot connects from 127.0.0.1: the per-address cap is the global one here.
   config.robots.max_live_brains_per_address = config.robots.max_live_brains;
-  config.brain["resolution"] = resolution;
-  if (!field_step.empty()) config.brain["field_step"] = field_step;
+  config.brain["resolution"] = o.resolution;
+  if (!o.field_step.empty()) config.brain["field_step"] = o.field_step;
+  return config;
+}
 
-  std::vector<int> counts;
-  std::stringstream ss(robots_list);
+// --robots "1,4,16" as counts; "" when every item is a count >= 1, else the message.
+std::string parse_robot_counts(const std::string& list, std::vector<int>& counts) {
+  std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) {
     size_t used = 0;
     int n = 0;
@@ -158,27 +156,18 @@ int main(int argc, char** argv) {
       used = 0;
     }
     if (used != item.size() || n < 1) {
-      return fieldbrain::cli::config_error(
-          app, "--robots: '" + item + "' is not a robot count (expected e.g. 1,4,16)");
+      return "--robots: '" + item + "' is not a robot count (expected e.g. 1,4,16)";
     }
     counts.push_back(n);
   }
+  return "";
+}
 
-  std::unique_ptr<BrainEngine> engine;
-  try {
-    engine = make_field_brain_engine(config.brain);
-  } catch (const std::exception& e) {
-    return fieldbrain::cli::config_error(app, std::string("config key 'brain': ") + e.what());
-  }
-  Server server(config, *engine);
-  server.start();
-
-  std::vector<RunResult> results;
-  for (int n : counts) results.push_back(run(server, n, sensors, motors, seconds, warmup));
-  server.stop();
-
+// The table on stdout and the JSON document at o.out_path.
+void report(const std::vector<RunResult>& results, const SoakOptions& o,
+            const nlohmann::json& brain) {
   std::cout << fmt::format("fieldbrain-soak  R={}  S={} M={}  {:.1f} s per row  brain={}\n",
-                           resolution, sensors, motors, seconds, engine->describe().dump());
+                           o.resolution, o.sensors, o.motors, o.seconds, brain.dump());
   std::cout << fmt::format("{:>7} {:>10} {:>14} {:>10} {:>10} {:>10} {:>13} {:>9}\n", "robots",
                            "cycles", "robot-cyc/s", "p50 ms", "p99 ms", "max ms", "robots/call",
                            "failures");
@@ -201,14 +190,53 @@ int main(int argc, char** argv) {
                     {"failures", r.failures}});
   }
   nlohmann::json doc = {{"benchmark", "fieldbrain-soak"},
-                        {"resolution", resolution},
-                        {"sensory_dim", sensors},
-                        {"motor_dim", motors},
-                        {"seconds_per_row", seconds},
-                        {"brain", engine->describe()},
+                        {"resolution", o.resolution},
+                        {"sensory_dim", o.sensors},
+                        {"motor_dim", o.motors},
+                        {"seconds_per_row", o.seconds},
+                        {"brain", brain},
                         {"rows", rows}};
-  std::ofstream(out_path) << doc.dump(2) << "\n";
-  std::cout << "wrote " << out_path << "\n";
+  std::ofstream(o.out_path) << doc.dump(2) << "\n";
+  std::cout << "wrote " << o.out_path << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fieldbrain-soak: latency and throughput of fieldbrain-server"};
+  app.set_version_flag("--version", fieldbrain::version_line("fieldbrain-soak"));
+  SoakOptions o;
+  add_soak_options(app, o);
+  // 0 after --help/--version, 2 after a usage error, as every program (app/cli/command_line.h).
+  if (const auto status = fieldbrain::cli::parse(app, argc, argv)) return *status;
+
+  spdlog::set_level(spdlog::level::warn);
+  ServerConfig config;
+  try {
+    if (!o.config_path.empty()) config = load_server_config(o.config_path);
+  } catch (const std::exception& e) {
+    return fieldbrain::cli::config_error(app, e.what());
+  }
+  config = soak_server_config(std::move(config), o);
+  std::vector<int> counts;
+  if (const std::string bad = parse_robot_counts(o.robots_list, counts); !bad.empty()) {
+    return fieldbrain::cli::config_error(app, bad);
+  }
+
+  std::unique_ptr<BrainEngine> engine;
+  try {
+    engine = make_field_brain_engine(config.brain);
+  } catch (const std::exception& e) {
+    return fieldbrain::cli::config_error(app, std::string("config key 'brain': ") + e.what());
+  }
+  Server server(config, *engine);
+  server.start();
+
+  std::vector<RunResult> results;
+  for (int n : counts) results.push_back(run(server, n, o.sensors, o.motors, o.seconds, o.warmup));
+  server.stop();
+
+  report(results, o, engine->describe());
   int failed = 0;
   for (const auto& r : results) failed += r.failures;
   return failed ? 1 : 0;

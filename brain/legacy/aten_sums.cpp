@@ -3,8 +3,13 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace fieldbrain::legacy {
 
@@ -243,6 +248,80 @@ void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t 
     column_sums<8>(x, rows, row_stride, cols, out);
 }
 
+namespace {
+
+// 1 / n for n = 1..64, each correctly rounded (the division's own double)
+struct InverseCounts {
+  double v[64];
+  constexpr InverseCounts() : v() {
+    for (int i = 0; i < 64; ++i) v[i] = 1.0 / static_cast<double>(i + 1);
+  }
+  constexpr double operator[](int64_t i) const { return v[i]; }
+};
+constexpr InverseCounts kInverseCounts;
+
+// delta / n, correctly rounded, without a division: q = delta * (1/n), then one correction
+// q + (delta - q * n) * (1/n) with FMAs (the residual delta - q * n is exact). With 1/n
+// correctly rounded and q within an ulp of the quotient, this is the correctly rounded
+// quotient for every finite delta away from underflow (Markstein's theorem; Welford's deltas
+// are differences of float-valued doubles, far above double's underflow); the divisions it
+// replaces were ATen's per-value cost. test/legacy/exact_math_test.cpp holds it against the
+// division.
+FIELDBRAIN_LEGACY_SUMS_SIMD inline double divided_by_count(double delta, double n, double inv) {
+  const double q = delta * inv;
+  const double r = std::fma(-q, n, delta);
+  // r == 0: q is the quotient (for delta = -0 the correction would make it +0)
+  return r == 0.0 ? q : std::fma(r, inv, q);
+}
+
+// Welford over 8 rows side by side (values[i][g]: row g's i-th value), the quotient as
+// divided_by_count takes it, lanewise in two vectors of 4 doubles.
+FIELDBRAIN_LEGACY_SUMS_SIMD inline void welford_group(const float (*values)[8], int64_t n,
+                                                      double* mean_out, double* m2_out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __m256d mean[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  __m256d m2[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  const __m256d zero = _mm256_setzero_pd();
+  for (int64_t i = 0; i < n; ++i) {
+    const __m256d nf = _mm256_set1_pd(static_cast<double>(i + 1));
+    const __m256d inv = _mm256_set1_pd(kInverseCounts[i]);
+    for (int h = 0; h < 2; ++h) {
+      const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(values[i] + 4 * h));
+      const __m256d delta = _mm256_sub_pd(v, mean[h]);
+      const __m256d q = _mm256_mul_pd(delta, inv);
+      const __m256d r = _mm256_fnmadd_pd(q, nf, delta);
+      const __m256d corrected = _mm256_fmadd_pd(r, inv, q);
+      const __m256d quotient =
+          _mm256_blendv_pd(corrected, q, _mm256_cmp_pd(r, zero, _CMP_EQ_OQ));
+      mean[h] = _mm256_add_pd(mean[h], quotient);
+      m2[h] = _mm256_add_pd(m2[h], _mm256_mul_pd(delta, _mm256_sub_pd(v, mean[h])));
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    _mm256_storeu_pd(mean_out + 4 * h, mean[h]);
+    _mm256_storeu_pd(m2_out + 4 * h, m2[h]);
+  }
+#else
+  for (int g = 0; g < 8; ++g) {
+    double mean = 0.0, m2 = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<double>(values[i][g]);
+      const double delta = v - mean;
+      mean = mean + divided_by_count(delta, static_cast<double>(i + 1), kInverseCounts[i]);
+      m2 = m2 + delta * (v - mean);
+    }
+    mean_out[g] = mean;
+    m2_out[g] = m2;
+  }
+#endif
+}
+
+}  // namespace
+
+double welford_quotient(double delta, int64_t n) {
+  return divided_by_count(delta, static_cast<double>(n), kInverseCounts[n - 1]);
+}
+
 FIELDBRAIN_LEGACY_SUMS_SIMD void aten_row_vars(const float* x, int64_t rows, int64_t row_stride,
                                                int64_t n, float* out) {
   // WelfordOps::reduce, value by value in double; 8 rows at a time (their values side by side)
@@ -256,15 +335,12 @@ FIELDBRAIN_LEGACY_SUMS_SIMD void aten_row_vars(const float* x, int64_t rows, int
       for (int g = 0; g < kGroup; ++g)
         for (int64_t i = 0; i < n; ++i) values[i][g] = x[(r + g) * row_stride + i];
       double mean[kGroup] = {}, m2[kGroup] = {};
-      for (int64_t i = 0; i < n; ++i) {
-        const auto nf = static_cast<double>(i + 1);
-        for (int g = 0; g < kGroup; ++g) {
-          const auto v = static_cast<double>(values[i][g]);
-          const double delta = v - mean[g];
-          mean[g] = mean[g] + delta / nf;
-          m2[g] = m2[g] + delta * (v - mean[g]);
-        }
-      }
+      welford_group(values, n, mean, m2);
+      bool finite = true;
+      for (int g = 0; g < kGroup; ++g) finite &= std::isfinite(m2[g]);
+      // an inf among the values: the quotient's correction step gives NaN where the division
+      // gives inf, so such a group takes the divisions (below)
+      if (!finite) break;
       for (int g = 0; g < kGroup; ++g)
         out[r + g] = static_cast<float>(m2[g] / static_cast<double>(n - 1));
     }

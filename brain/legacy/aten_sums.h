@@ -64,6 +64,10 @@ void aten_slice_column_sums(const float* x, int64_t rows, int64_t row_stride, in
 // x + r * row_stride: Welford in double, rounded to float32.
 void aten_row_vars(const float* x, int64_t rows, int64_t row_stride, int64_t n, float* out);
 
+// delta / n (1 <= n <= 64) as aten_row_vars computes it without a division: equal to the
+// division for every finite delta (exposed for the test that proves it).
+double welford_quotient(double delta, int64_t n);
+
 // torch.var(x) (all dims, unbiased) of a [rows, n] view, rows `row_stride` apart: ATen's
 // whole-tensor path: the float32 mean (torch.mean of the view), then the squared deviations
 // summed in double in memory order.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_normal.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -102,7 +103,10 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
   // computes is never used: not computed)
   torch::Tensor waves;
   if (internal_drive > 0) {
-    noise_.normal_(0, 1, gen);
+    // ATen's draw without its per-value generator call, where it is ATen's bit for bit
+    // (exact_normal.h); ATen's own otherwise
+    if (!exact_normal_fill(noise_.data_ptr<float>(), noise_.numel(), 0.0, 1.0, gen))
+      noise_.normal_(0, 1, gen);
     waves = generate_traveling_waves({R, R, R, C});
   }
   decay_spontaneous(f, V, global_decay, options_.decay_multiplier(),
@@ -159,10 +163,10 @@ FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field_in)
   const int64_t C = field.size(-1), V = field.numel() / C;
   const float* f = field.data_ptr<float>();
   FieldState s;
-  s.raw_information = channel_abs_sum(f, V, C, content_features_) /
-                      static_cast<float>(V * content_features_);
+  const ContentSums sums = content_abs_sum_and_var(f, V, C, content_features_);
+  s.raw_information = sums.abs_sum / static_cast<float>(V * content_features_);
   if (std::isnan(s.raw_information)) s.raw_information = 0.5;
-  const float variance = aten_strided_var(f, V, C, content_features_);
+  const float variance = sums.variance;
   s.variance = std::isnan(variance) ? 0.0 : variance;
   s.combined_information = s.raw_information * (1.0 + s.variance);
   smoothed_information_ = 0.95 * smoothed_information_ + 0.05 * s.combined_information;

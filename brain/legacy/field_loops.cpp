@@ -61,6 +61,111 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD inline void neighbour_fma_chain(const float* const 
 #endif
 }
 
+// The running max of |x| over many values, lane by lane: each lane keeps `a > m ? a : m` (a NaN
+// is never taken, as in the scalar loop), and the lanes are folded the same way at the end;
+// a maximum of non-NaN floats does not depend on the order it is taken in.
+struct MaxLanes {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __m256 lanes;
+  FIELDBRAIN_LEGACY_LOOPS_SIMD MaxLanes() : lanes(_mm256_setzero_ps()) {}
+  FIELDBRAIN_LEGACY_LOOPS_SIMD void add(__m256 a) { lanes = _mm256_max_ps(a, lanes); }
+  FIELDBRAIN_LEGACY_LOOPS_SIMD float result() const {
+    alignas(32) float l[8];
+    _mm256_store_ps(l, lanes);
+    float m = 0.0f;
+    for (float a : l) m = a > m ? a : m;
+    return m;
+  }
+#else
+  float m = 0.0f;
+  void add_scalar(float a) { m = a > m ? a : m; }
+  float result() const { return m; }
+#endif
+};
+
+// The coupled content of one voxel, b + (acc * avg_weight) * p1, into o, its |values| into
+// a_line and `vmax`; returns how many |values| are below 0.1.
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline int coupled_values(const float* acc, float avg_weight,
+                                                      float p1, const float* b, float* o,
+                                                      float* a_line, MaxLanes& vmax) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 aw = _mm256_set1_ps(avg_weight), vp1 = _mm256_set1_ps(p1);
+  const __m256 sign = _mm256_set1_ps(-0.0f), tenth = _mm256_set1_ps(0.1f);
+  int count_small = 0;
+  for (int64_t c = 0; c < kC; c += 8) {
+    const __m256 influence = _mm256_mul_ps(_mm256_loadu_ps(acc + c), aw);
+    const __m256 r = _mm256_add_ps(_mm256_loadu_ps(b + c), _mm256_mul_ps(influence, vp1));
+    _mm256_storeu_ps(o + c, r);
+    const __m256 a = _mm256_andnot_ps(sign, r);
+    _mm256_storeu_ps(a_line + c, a);
+    count_small += __builtin_popcount(
+        static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(a, tenth, _CMP_LT_OQ))));
+    vmax.add(a);
+  }
+  return count_small;
+#else
+  int count_small = 0;
+  for (int64_t c = 0; c < kC; ++c) {
+    const float influence = acc[c] * avg_weight;
+    const float r = b[c] + influence * p1;
+    o[c] = r;
+    const float a = std::fabs(r);
+    a_line[c] = a;
+    count_small += a < 0.1f ? 1 : 0;
+    vmax.add_scalar(a);
+  }
+  return count_small;
+#endif
+}
+
+// The 16 dynamics of one voxel: d * keep + update * step (update zero but in channels 0, 4, 8,
+// 12), blended with the error field's resource terms t when t is not null (allocate_field_
+// resources: 0.9 * base + the mask term, channels 8-11 unchanged; weights w_base, w_mod), then
+// clamped to [-5, 5] with a NaN kept. Returns whether a NaN came out.
+struct DynamicsWeights {
+  float keep, step, w_base, w_mod;
+};
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline bool dynamics_update(const float* d, const float (&update)[16],
+                                                        const float* t, DynamicsWeights w,
+                                                        float* od) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 keep = _mm256_set1_ps(w.keep), step = _mm256_set1_ps(w.step);
+  const __m256 lo_min = _mm256_set1_ps(-5.0f), hi_max = _mm256_set1_ps(5.0f);
+  bool nan = false;
+  for (int h = 0; h < 2; ++h) {
+    __m256 base = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(d + 8 * h), keep),
+                                _mm256_mul_ps(_mm256_loadu_ps(update + 8 * h), step));
+    if (t != nullptr) {
+      const __m256 nine = _mm256_set1_ps(0.9f);
+      // k 0-7: t[k]; k 12-15: t[k - 4], i.e. lanes 4-7 of t + 4; k 8-11 keep base
+      const __m256 terms = _mm256_loadu_ps(t + 4 * h);
+      __m256 modulated = _mm256_add_ps(_mm256_mul_ps(base, nine), terms);
+      if (h == 1) modulated = _mm256_blend_ps(base, modulated, 0xF0);
+      base = _mm256_add_ps(_mm256_mul_ps(base, _mm256_set1_ps(w.w_base)),
+                           _mm256_mul_ps(modulated, _mm256_set1_ps(w.w_mod)));
+    }
+    nan |= _mm256_movemask_ps(_mm256_cmp_ps(base, base, _CMP_UNORD_Q)) != 0;
+    __m256 r = _mm256_blendv_ps(base, lo_min, _mm256_cmp_ps(base, lo_min, _CMP_LT_OQ));
+    r = _mm256_blendv_ps(r, hi_max, _mm256_cmp_ps(base, hi_max, _CMP_GT_OQ));
+    _mm256_storeu_ps(od + 8 * h, r);
+  }
+  return nan;
+#else
+  bool nan = false;
+  for (int k = 0; k < 16; ++k) {
+    float base = d[k] * w.keep + update[k] * w.step;
+    if (t != nullptr) {
+      const float modulated =
+          k < 8 ? base * 0.9f + t[k] : (k < 12 ? base : base * 0.9f + t[k - 4]);
+      base = base * w.w_base + modulated * w.w_mod;
+    }
+    nan |= base != base;
+    od[k] = base < -5.0f ? -5.0f : (base > 5.0f ? 5.0f : base);
+  }
+  return nan;
+#endif
+}
+
 }  // namespace
 
 FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t V,
@@ -82,6 +187,32 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t 
       sum = sum + dr;
     }
     const float temporal = ((sum / 4.0f) * gd) * dm;
+#if defined(__x86_64__) && defined(__GNUC__)
+    // the same values, eight at a time
+    const __m256 sc = _mm256_setr_ps(scale[0], scale[1], scale[2], scale[3], scale[0], scale[1],
+                                     scale[2], scale[3]);
+    __m256 r[6];
+    for (int j = 0; j < 4; ++j) r[j] = _mm256_mul_ps(_mm256_loadu_ps(c + 8 * j), sc);
+    const __m256 t = _mm256_set1_ps(temporal);
+    const __m256 k85 = _mm256_set1_ps(0.85f), k15 = _mm256_set1_ps(0.15f);
+    for (int j = 4; j < 6; ++j) {
+      const __m256 now = _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(c + 8 * j), t), k85);
+      __m256 before = _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(c + 8 * j - 1), t), k15);
+      if (j == 4) before = _mm256_blend_ps(before, _mm256_setzero_ps(), 0x01);  // o[32]: + 0
+      r[j] = _mm256_add_ps(now, before);
+    }
+    if (noise != nullptr) {
+      const __m256 w2 = _mm256_set1_ps(waves[v] * 2.0f);
+      const __m256 vsr = _mm256_set1_ps(sr), vidr = _mm256_set1_ps(idr);
+      const float* n = noise + v * kC;
+      for (int j = 0; j < 6; ++j)
+        r[j] = _mm256_add_ps(
+            r[j], _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(n + 8 * j), vsr), w2),
+                                vidr));
+    }
+    for (int j = 0; j < 6; ++j) _mm256_storeu_ps(o + 8 * j, r[j]);
+    continue;
+#endif
     for (int64_t j = 0; j < 32; ++j) o[j] = c[j] * scale[j & 3];
     // working memory: new_temporal * 0.85 + momentum, momentum[j] = new_temporal[j-1] * 0.15
     // (each new_temporal value made where it is read: the same float, and no carried value)
@@ -139,11 +270,11 @@ coupling_and_dynamics(const float* content, const float* activation, const float
   const auto s = static_cast<float>(self_modification);
   const auto ex = static_cast<float>(exploration);
   const auto keep = static_cast<float>(0.95), step = static_cast<float>(1 - 0.95);
-  const auto w_base = static_cast<float>(1 - error_weight),
-             w_mod = static_cast<float>(error_weight);
-  float max_abs = 0.0f;
+  const DynamicsWeights weights{keep, step, static_cast<float>(1 - error_weight),
+                                static_cast<float>(error_weight)};
   bool nan = false;
   alignas(64) float acc[kC];
+  MaxLanes vmax;
   // one z-line at a time: its coupled content first, then its per-voxel moments as ATen
   // reduces them (aten_sums.h), then its dynamics
   thread_local std::vector<float> line_abs, line_energy, line_var;
@@ -175,20 +306,8 @@ coupling_and_dynamics(const float* content, const float* activation, const float
         const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
         const float p1 = sigmoid_scalar(d[13]);
         float* a_line = line_abs.data() + z * kC;
-        // (a NaN here shows as a NaN energy below: no per-value test, so this loop vectorises)
-        int count_small = 0;
-        float mx = max_abs;
-        for (int64_t c = 0; c < kC; ++c) {
-          const float influence = acc[c] * avg_weight;
-          const float r = b[c] + influence * p1;
-          o[c] = r;
-          const float a = std::fabs(r);
-          a_line[c] = a;
-          count_small += a < 0.1f ? 1 : 0;
-          mx = a > mx ? a : mx;
-        }
-        max_abs = mx;
-        line_small[static_cast<size_t>(z)] = count_small;
+        // (a NaN here shows as a NaN energy below: no per-value test)
+        line_small[static_cast<size_t>(z)] = coupled_values(acc, avg_weight, p1, b, o, a_line, vmax);
       }
       // _evolve_dynamics: energy = mean(|c|, -1), variance = var(c, -1), sparsity
       aten_row_sums(line_abs.data(), R, kC, kC, line_energy.data());
@@ -201,26 +320,16 @@ coupling_and_dynamics(const float* content, const float* activation, const float
         nan |= energy != energy;  // a NaN among the voxel's content
         const float variance = line_var[static_cast<size_t>(z)];
         const float sparsity = static_cast<float>(line_small[static_cast<size_t>(z)]) / 48.0f;
-        float update[16] = {};
+        alignas(32) float update[16] = {};
         update[0] = (-energy) * s;
         update[4] = variance * s;
         update[8] = (sparsity * s) * 0.5f;
         update[12] = (((energy * ex) - 0.5f) * s) * 0.5f;
         const float* t = resource_terms != nullptr ? resource_terms + v * 12 : nullptr;
-        for (int k = 0; k < 16; ++k) {
-          float base = d[k] * keep + update[k] * step;
-          if (t != nullptr) {
-            // allocate_field_resources: 0.9 * base + the mask term (channels 8-11 unchanged)
-            const float modulated =
-                k < 8 ? base * 0.9f + t[k] : (k < 12 ? base : base * 0.9f + t[k - 4]);
-            base = base * w_base + modulated * w_mod;
-          }
-          nan |= base != base;
-          od[k] = base < -5.0f ? -5.0f : (base > 5.0f ? 5.0f : base);
-        }
+        nan |= dynamics_update(d, update, t, weights, od);
       }
     }
-  tail.max_abs_content = max_abs;
+  tail.max_abs_content = vmax.result();
   tail.has_nan = nan;
   return tail;
 }
@@ -260,46 +369,103 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void divided(const float* __restrict x, float d, in
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] / d;
 }
 
-FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats(const float* __restrict x, int64_t n) {
+namespace {
+
+// |x[i] + add| (or |x[i]| with ADD false) of m values into block, x[i] + add back into x, the
+// |values| into vmax.
+template <bool ADD>
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline void abs_block(float* x, float add, int64_t m, float* block,
+                                                   MaxLanes& vmax) {
+  int64_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 sign = _mm256_set1_ps(-0.0f), va = _mm256_set1_ps(add);
+  for (; i + 8 <= m; i += 8) {
+    __m256 r = _mm256_loadu_ps(x + i);
+    if (ADD) {
+      r = _mm256_add_ps(r, va);
+      _mm256_storeu_ps(x + i, r);
+    }
+    const __m256 a = _mm256_andnot_ps(sign, r);
+    _mm256_storeu_ps(block + i, a);
+    vmax.add(a);
+  }
+  // the tail as one vector more, its missing lanes zero (|x| >= 0 changes no maximum)
+  if (i < m) {
+    alignas(32) float rest[8] = {};
+    for (int64_t k = i; k < m; ++k) {
+      const float r = ADD ? x[k] + add : x[k];
+      if (ADD) x[k] = r;
+      rest[k - i] = block[k] = std::fabs(r);
+    }
+    vmax.add(_mm256_load_ps(rest));
+  }
+#else
+  for (; i < m; ++i) {
+    const float r = ADD ? x[i] + add : x[i];
+    if (ADD) x[i] = r;
+    block[i] = std::fabs(r);
+    vmax.add_scalar(block[i]);
+  }
+#endif
+}
+
+template <bool ADD>
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats_walk(float* x, float add, int64_t n) {
   AtenRowSum sum(n);
   alignas(64) float block[kBlock];
-  float mx = 0.0f;
+  MaxLanes vmax;
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
     const int64_t m = std::min(kBlock, n - i0);
-    for (int64_t i = 0; i < m; ++i) {
-      const float a = std::fabs(x[i0 + i]);
-      block[i] = a;
-      mx = a > mx ? a : mx;
-    }
+    abs_block<ADD>(x + i0, add, m, block, vmax);
     sum.add(block, m);
   }
   AbsStats st;
   st.sum = sum.result();
-  st.max = mx;
+  st.max = vmax.result();
   st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
   return st;
 }
 
-FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats add_and_abs_stats(float* __restrict x, float add, int64_t n) {
-  AtenRowSum sum(n);
+}  // namespace
+
+AbsStats abs_stats(const float* x, int64_t n) {
+  // (ADD false: x is only read)
+  return abs_stats_walk<false>(const_cast<float*>(x), 0.0f, n);
+}
+
+AbsStats add_and_abs_stats(float* x, float add, int64_t n) {
+  return abs_stats_walk<true>(x, add, n);
+}
+
+FIELDBRAIN_LEGACY_LOOPS_SIMD ContentSums content_abs_sum_and_var(const float* x, int64_t V,
+                                                              int64_t C, int64_t channels) {
+  // aten_strided_var's walk (the float mean, then the squared deviations summed in double in
+  // memory order: one sequential chain of additions) with channel_abs_sum's blocks taken in
+  // its shadow
+  const int64_t count = V * channels;
+  const auto mean =
+      static_cast<double>(aten_strided_sum(x, V, C, channels) / static_cast<float>(count));
+  AtenRowSum sum(count);
   alignas(64) float block[kBlock];
-  float mx = 0.0f;
-  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
-    const int64_t m = std::min(kBlock, n - i0);
-    for (int64_t i = 0; i < m; ++i) {
-      const float r = x[i0 + i] + add;
-      x[i0 + i] = r;
-      const float a = std::fabs(r);
-      block[i] = a;
-      mx = a > mx ? a : mx;
+  const int64_t per_block = kBlock / channels;
+  double squares = 0.0;
+  for (int64_t v0 = 0; v0 < V; v0 += per_block) {
+    const int64_t m = std::min(per_block, V - v0);
+    for (int64_t v = 0; v < m; ++v) {
+      const float* row = x + (v0 + v) * C;
+      for (int64_t c = 0; c < channels; ++c) {
+        const double d = static_cast<double>(row[c]) - mean;
+        squares += d * d;
+      }
+      for (int64_t c = 0; c < channels; ++c) block[v * channels + c] = std::fabs(row[c]);
     }
-    sum.add(block, m);
+    sum.add(block, m * channels);
   }
-  AbsStats st;
-  st.sum = sum.result();
-  st.max = mx;
-  st.has_nan = st.sum != st.sum;  // a sum of |x| is NaN exactly when some |x| is
-  return st;
+  ContentSums out;
+  out.abs_sum = sum.result();
+  out.variance =
+      static_cast<float>(squares / static_cast<double>(std::max<int64_t>(0, count - 1)));
+  return out;
 }
 
 FIELDBRAIN_LEGACY_LOOPS_SIMD float channel_abs_sum(const float* x, int64_t V, int64_t C,

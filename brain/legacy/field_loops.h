@@ -72,4 +72,12 @@ AbsStats add_and_abs_stats(float* x, float add, int64_t n);
 // [V, channels] tensor, summed as one row.
 float channel_abs_sum(const float* x, int64_t V, int64_t C, int64_t channels);
 
+// channel_abs_sum and aten_strided_var (aten_sums.h) of the same [V,C] array's first `channels`
+// channels, bit for bit each, in two walks instead of three.
+struct ContentSums {
+  float abs_sum = 0;
+  float variance = 0;
+};
+ContentSums content_abs_sum_and_var(const float* x, int64_t V, int64_t C, int64_t channels);
+
 }  // namespace fieldbrain::legacy

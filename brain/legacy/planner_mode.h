@@ -1,7 +1,9 @@
 // The legacy profile's strategic planner modes (P4 of the pins; docs/legacy.md "Planner"): one
-// enum for the config (brain/brain_config.h, key "legacy_planner") and the brain
-// (LegacyOptions::planner), so the two cannot drift apart.
+// enum and one table of names for the config (brain/legacy/legacy_config.h, key
+// "legacy_planner") and the brain (LegacyOptions::planner), so the two cannot drift apart.
 #pragma once
+
+#include "brain/config_reader.h"
 
 namespace fieldbrain {
 
@@ -14,17 +16,13 @@ namespace fieldbrain {
 // and their patterns arrive when they are done: not reproducible, as the original is not.
 enum class LegacyPlanner { Off, Sync, Async };
 
-// The config's names ("off", "sync", "async"), for telemetry and saves.
+// The config's names (config::read_choice lists them in errors).
+inline constexpr config::Choice<LegacyPlanner> kLegacyPlannerNames[] = {
+    {"off", LegacyPlanner::Off}, {"sync", LegacyPlanner::Sync}, {"async", LegacyPlanner::Async}};
+
+// The config's name ("off", "sync", "async"), for telemetry and saves.
 inline const char* planner_mode_name(LegacyPlanner p) {
-  switch (p) {
-    case LegacyPlanner::Sync:
-      return "sync";
-    case LegacyPlanner::Async:
-      return "async";
-    case LegacyPlanner::Off:
-      break;
-  }
-  return "off";
+  return config::choice_name(p, kLegacyPlannerNames);
 }
 
 }  // namespace fieldbrain

@@ -47,10 +47,27 @@ struct AttractorRecordArgs {
 };
 struct AttractorPullArgs {
   float* field = nullptr;          // [B,64,R,R,R]
-  const float* bank = nullptr;     // [B,A,64,R,R,R]
+  float* bank = nullptr;           // [B,A,64,R,R,R]
   const float* weights = nullptr;  // [B,A,kAttractorWeightColumns]
   double* workspace = nullptr;     // [B, attractor_workspace_width(A)]
+  // Step 6's store, done by the same call before the pull: bank[b, slot[b]] = source[b] for
+  // every robot with slot[b] >= 0 (what attractor_record_ does).
+  const float* source = nullptr;  // [B,64,R,R,R]
+  const int64_t* slot = nullptr;  // [B], robot b's slot at slot[b * slot_stride]
+  int64_t slot_stride = 1;
   int64_t batch = 0, slots = 0, resolution = 0;
+  // The call's step-6 store as attractor_record_'s arguments.
+  AttractorRecordArgs record() const {
+    AttractorRecordArgs r;
+    r.bank = bank;
+    r.field = source;
+    r.slot = slot;
+    r.slot_stride = slot_stride;
+    r.batch = batch;
+    r.slots = slots;
+    r.resolution = resolution;
+    return r;
+  }
 };
 
 }  // namespace ops

@@ -46,16 +46,24 @@ AttractorRecordArgs AttractorRecord::prepare(c10::DeviceType device, at::Tensor&
 }
 
 AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& field,
-                                         const at::Tensor& bank, const at::Tensor& weights,
-                                         at::Tensor& workspace) {
+                                         at::Tensor& bank, const at::Tensor& weights,
+                                         at::Tensor& workspace, const at::Tensor& source,
+                                         const at::Tensor& slot) {
   ArgCheck check("fieldbrain::attractor_pull_", device);
   const auto shape = check_field_and_bank(check, field, bank);
   check("weights", weights, {shape.batch, shape.slots, kAttractorWeightColumns});
   check("workspace", workspace,
         {shape.batch, attractor_workspace_width(static_cast<int>(shape.slots))}, at::kDouble);
+  const int64_t R = shape.resolution;
+  check("source", source, {shape.batch, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous,
+        "[B,64,R,R,R] matching the field");
+  check("slot", slot, {shape.batch}, at::kLong, ArgLayout::kStrided, "[B]");
   AttractorPullArgs a;
   a.field = field.data_ptr<float>();
   a.bank = bank.data_ptr<float>();
+  a.source = source.data_ptr<float>();
+  a.slot = slot.data_ptr<int64_t>();
+  a.slot_stride = slot.stride(0);
   a.weights = weights.data_ptr<float>();
   a.workspace = workspace.data_ptr<double>();
   a.batch = shape.batch;

@@ -4,7 +4,10 @@
 //     stride): for every robot b with slot[b] >= 0, bank[b, slot[b]] = field[b]. Robots with
 //     slot -1 are untouched.
 //   attractor_pull_: weights [B,A,2] float32 (brain/ops/attractor_math.h), workspace
-//     [B, 64(1+2A)] float64 scratch: field[b] += sum over slots j with weight != 0 of
+//     [B, 64(1+2A)] float64 scratch, source [B,64,R,R,R] float32, slot [B] int64 (any stride):
+//     first step 6's store, bank[b, slot[b]] = source[b] for every robot with slot[b] >= 0
+//     (attractor_record_ in the same call, so the slot is written while the pull reads the
+//     bank anyway: no pass of its own); then field[b] += sum over slots j with weight != 0 of
 //     (bank[b,j] - field[b]) * coefficient_j, every coefficient from the same field (the one
 //     before any pull).
 // Both run the same launches whatever the table holds (a slot's weight, not the host, decides
@@ -32,11 +35,13 @@ struct AttractorRecord {
 struct AttractorPull {
   static constexpr const char* kName = "attractor_pull_";
   static constexpr const char* kSchema =
-      "attractor_pull_(Tensor(a!) field, Tensor bank, Tensor weights, Tensor(b!) workspace) -> ()";
-  using Signature = void(at::Tensor&, const at::Tensor&, const at::Tensor&, at::Tensor&);
-  static AttractorPullArgs prepare(c10::DeviceType device, at::Tensor& field,
-                                   const at::Tensor& bank, const at::Tensor& weights,
-                                   at::Tensor& workspace);
+      "attractor_pull_(Tensor(a!) field, Tensor(b!) bank, Tensor weights, Tensor(c!) workspace, "
+      "Tensor source, Tensor slot) -> ()";
+  using Signature = void(at::Tensor&, at::Tensor&, const at::Tensor&, at::Tensor&,
+                         const at::Tensor&, const at::Tensor&);
+  static AttractorPullArgs prepare(c10::DeviceType device, at::Tensor& field, at::Tensor& bank,
+                                   const at::Tensor& weights, at::Tensor& workspace,
+                                   const at::Tensor& source, const at::Tensor& slot);
 };
 inline constexpr OpEntry<AttractorRecord> attractor_record_{};
 inline constexpr OpEntry<AttractorPull> attractor_pull_{};

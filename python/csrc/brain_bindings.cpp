@@ -19,8 +19,7 @@
 #include "brain/brain_config.h"
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy/legacy_cycle.h"
+#include "brain/legacy/legacy_profile.h"
 #include "python/csrc/bindings.h"
 #include "python/csrc/legacy_state_views.h"
 #include "python/csrc/profile_brain.h"
@@ -283,26 +282,40 @@ class LegacyCore {
   }
   // The cycle's whole state as its save writes it, taken between cycles.
   legacy::StateWriter saved_state() const {
-    legacy::StateWriter w;
     py::gil_scoped_release no_gil;
     std::lock_guard<std::mutex> lock(mutex_);
-    brain_->cycle_state().save(w);
-    return w;
+    return legacy::legacy_saved_state(*brain_);
   }
 
   legacy::LegacyBrain brain_;
   mutable std::mutex mutex_;
 };
 
-}  // namespace
+// BrainGroup(n=..., robots=[...]): the robots' names, "robot-<i>" for those not named.
+std::vector<std::string> group_robot_names(py::object n, py::object robots) {
+  std::vector<std::string> names;
+  if (!robots.is_none()) {
+    for (auto r : robots) {
+      if (!py::isinstance<py::str>(r)) throw py::type_error("robots must be strs");
+      names.push_back(r.cast<std::string>());
+    }
+  }
+  if (!n.is_none()) {
+    if (!py::isinstance<py::int_>(n)) throw py::type_error("n must be an int");
+    const auto count = n.cast<int64_t>();
+    if (count < 1) throw py::value_error(fmt::format("n = {}: a group needs >= 1 robot", count));
+    if (!names.empty() && static_cast<int64_t>(names.size()) != count) {
+      throw py::value_error(fmt::format("n = {} but {} robots named", count, names.size()));
+    }
+    for (int64_t i = static_cast<int64_t>(names.size()); i < count; ++i) {
+      names.push_back("robot-" + std::to_string(i));
+    }
+  }
+  if (names.empty()) throw py::value_error("a group needs n >= 1 or robots=[...]");
+  return names;
+}
 
-void bind_brain(py::module& m) {
-  // The C++ modules as torch.nn.Module subclasses (fieldbrain.cpp.*; fieldbrain/_modules.py
-  // wraps them with their submodules).
-  torch::python::bind_module<FieldBrainImpl>(m, "FieldBrainModule");
-  torch::python::bind_module<BrainGroupImpl>(m, "BrainGroupModule");
-  torch::python::bind_module<legacy::LegacyBrainImpl>(m, "LegacyBrainModule");
-
+void bind_brain_class(py::module& m) {
   py::class_<Brain>(m, "Brain")
       .def(py::init([](const std::string& profile, py::object resolution, py::object sensors,
                        py::object motors, py::object seed, py::object device, py::object robot,
@@ -346,7 +359,9 @@ void bind_brain(py::module& m) {
                            b.profile(), b.resolution(), b.sensors(), b.motors(), b.device(),
                            b.cycle());
       });
+}
 
+void bind_group_class(py::module& m) {
   py::class_<Group>(m, "BrainGroup")
       .def(py::init([](py::object n, const std::string& profile, py::object resolution,
                        py::object sensors, py::object motors, py::object seed, py::object device,
@@ -359,25 +374,7 @@ void bind_brain(py::module& m) {
                    "legacy profile has no batch: use one fieldbrain.Brain(profile=\"legacy\") per "
                    "robot");
              }
-             std::vector<std::string> names;
-             if (!robots.is_none()) {
-               for (auto r : robots) {
-                 if (!py::isinstance<py::str>(r)) throw py::type_error("robots must be strs");
-                 names.push_back(r.cast<std::string>());
-               }
-             }
-             if (!n.is_none()) {
-               if (!py::isinstance<py::int_>(n)) throw py::type_error("n must be an int");
-               const auto count = n.cast<int64_t>();
-               if (count < 1) throw py::value_error(fmt::format("n = {}: a group needs >= 1 robot", count));
-               if (!names.empty() && static_cast<int64_t>(names.size()) != count) {
-                 throw py::value_error(fmt::format("n = {} but {} robots named", count, names.size()));
-               }
-               for (int64_t i = static_cast<int64_t>(names.size()); i < count; ++i) {
-                 names.push_back("robot-" + std::to_string(i));
-               }
-             }
-             if (names.empty()) throw py::value_error("a group needs n >= 1 or robots=[...]");
+             const std::vector<std::string> names = group_robot_names(n, robots);
              try {
                py::gil_scoped_release no_gil;
                return std::make_unique<Group>(c, names);
@@ -398,7 +395,9 @@ void bind_brain(py::module& m) {
       .def_property_readonly("device", &Group::device)
       .def_property_readonly("module", &Group::module)
       .def("__len__", &Group::size);
+}
 
+void bind_legacy_core_class(py::module& m) {
   py::class_<LegacyCore>(m, "LegacyCore")
       .def(py::init<int64_t, int64_t, int64_t, uint64_t>(), py::arg("sensors"), py::arg("motors"),
            py::arg("resolution"), py::arg("seed"))
@@ -411,6 +410,19 @@ void bind_brain(py::module& m) {
       .def("reward_shaping", &LegacyCore::reward_shaping)
       .def("save", &LegacyCore::save, py::arg("path"))
       .def("load", &LegacyCore::load, py::arg("path"));
+}
+
+}  // namespace
+
+void bind_brain(py::module& m) {
+  // The C++ modules as torch.nn.Module subclasses (fieldbrain.cpp.*; fieldbrain/_modules.py
+  // wraps them with their submodules).
+  torch::python::bind_module<FieldBrainImpl>(m, "FieldBrainModule");
+  torch::python::bind_module<BrainGroupImpl>(m, "BrainGroupModule");
+  torch::python::bind_module<legacy::LegacyBrainImpl>(m, "LegacyBrainModule");
+  bind_brain_class(m);
+  bind_group_class(m);
+  bind_legacy_core_class(m);
 }
 
 }  // namespace fieldbrain::python

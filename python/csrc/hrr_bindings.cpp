@@ -58,9 +58,8 @@ hrr::SimilarityKind similarity_argument(const std::string& name) {
 
 py::tuple query_tuple(const hrr::ItemQuery& q) { return py::make_tuple(q.scores, q.indices, q.matched); }
 
-}  // namespace
-
-void bind_hrr(py::module& m) {
+// The algebra: binding, inverses, bundling, permutations, similarity.
+void bind_hrr_algebra(py::module& m) {
   using namespace fieldbrain::hrr;
   m.def("bind", &bind, py::arg("a"), py::arg("b"));
   m.def("unbind", &unbind, py::arg("c"), py::arg("b"));
@@ -95,6 +94,11 @@ void bind_hrr(py::module& m) {
   m.def("dot", &dot, py::arg("a"), py::arg("b"));
   m.def("cosine", &cosine, py::arg("a"), py::arg("b"));
   m.def("cosine_matrix", &cosine_matrix, py::arg("queries"), py::arg("keys"));
+}
+
+// Seeded random vectors and the named vectors a vocabulary is made of.
+void bind_hrr_random_vectors(py::module& m) {
+  using namespace fieldbrain::hrr;
   m.def(
       "random",
       [](std::vector<int64_t> shape, uint64_t seed, py::object dtype, py::object device) {
@@ -126,7 +130,10 @@ void bind_hrr(py::module& m) {
       },
       py::arg("seed"), py::arg("name"), py::arg("dim"), py::kw_only(), py::arg("unitary") = false,
       py::arg("dtype") = py::none(), py::arg("device") = py::none());
+}
 
+void bind_hrr_vocabulary(py::module& m) {
+  using namespace fieldbrain::hrr;
   // The vectors are the buffer "vectors" (vocabulary.vectors, a tensor [N, D]); no method of
   // that name, which torch.nn.Module would take for an assignment to the buffer.
   torch::python::bind_module<VocabularyImpl>(m, "Vocabulary")
@@ -145,7 +152,10 @@ void bind_hrr(py::module& m) {
       .def("dim", [](const VocabularyImpl& v) { return v.options().dim(); })
       .def("seed", [](const VocabularyImpl& v) { return v.options().seed(); })
       .def("unitary", [](const VocabularyImpl& v) { return v.options().unitary(); });
+}
 
+void bind_hrr_item_memory(py::module& m) {
+  using namespace fieldbrain::hrr;
   torch::python::bind_module<ItemMemoryImpl>(m, "ItemMemory")
       .def(py::init([](int64_t dim, const std::string& similarity, double threshold,
                        py::object dtype) {
@@ -177,7 +187,11 @@ void bind_hrr(py::module& m) {
       .def("size", &ItemMemoryImpl::size)
       .def("dim", [](const ItemMemoryImpl& mem) { return mem.options().dim(); })
       .def("threshold", [](const ItemMemoryImpl& mem) { return mem.options().threshold(); });
+}
 
+// Saving and loading run without the GIL (file I/O and the archive checks).
+void bind_hrr_persistence(py::module& m) {
+  using namespace fieldbrain::hrr;
   m.def(
       "save_vocabulary",
       [](std::shared_ptr<VocabularyImpl> v, const std::string& path) {
@@ -206,6 +220,16 @@ void bind_hrr(py::module& m) {
         return load_item_memory(path).ptr();
       },
       py::arg("path"));
+}
+
+}  // namespace
+
+void bind_hrr(py::module& m) {
+  bind_hrr_algebra(m);
+  bind_hrr_random_vectors(m);
+  bind_hrr_vocabulary(m);
+  bind_hrr_item_memory(m);
+  bind_hrr_persistence(m);
 }
 
 }  // namespace fieldbrain::python

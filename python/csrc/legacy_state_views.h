@@ -10,7 +10,7 @@
 
 #include <torch/extension.h>
 
-#include "brain/legacy/legacy_state_io.h"
+#include "brain/legacy/legacy_profile.h"
 
 namespace fieldbrain::python {
 

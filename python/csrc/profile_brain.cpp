@@ -11,9 +11,8 @@
 #include <fmt/format.h>
 
 #include "brain/field_brain.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy/legacy_cycle.h"
-#include "brain/legacy_profile.h"
+#include "brain/legacy/legacy_profile.h"
+#include "brain/saved_profile.h"
 #include "brain/persistence.h"
 
 namespace fieldbrain::python {
@@ -95,9 +94,9 @@ class LegacyProfileBrain final : public ProfileBrain {
     const torch::Tensor x = sensors.contiguous();
     const auto t0 = Clock::now();
     const std::vector<double> list =
-        legacy_input_list(x.data_ptr<float>(), x.numel(), reward, config_.legacy_reward);
+        legacy_input_list(x.data_ptr<float>(), x.numel(), reward, config_.legacy.reward);
     const std::vector<double> out =
-        brain_->step(list, legacy_clock_seconds(config_.legacy_clock, brain_->cycle()));
+        brain_->step(list, legacy_clock_seconds(config_.legacy.clock, brain_->cycle()));
     cycle_ms_ = elapsed_ms(t0);
     torch::Tensor motors = torch::empty({static_cast<int64_t>(out.size())}, torch::kFloat32);
     float* m = motors.data_ptr<float>();
@@ -115,7 +114,7 @@ class LegacyProfileBrain final : public ProfileBrain {
     // The legacy engine's telemetry: the original's brain state plus what the profile decides.
     nlohmann::json t = brain_->brain_state();
     t["profile"] = to_string(BrainProfile::Legacy);
-    t["legacy_clock"] = to_string(config_.legacy_clock);
+    t["legacy_clock"] = to_string(config_.legacy.clock);
     t["seed"] = static_cast<uint32_t>(brain_->options().seed);
     t["cycle_time_ms"] = cycle_ms_;
     return t;
@@ -138,16 +137,6 @@ class LegacyProfileBrain final : public ProfileBrain {
   double cycle_ms_ = 0.0;
 };
 
-legacy::LegacyOptions legacy_options(const BrainConfig& c, uint64_t seed) {
-  legacy::LegacyOptions o;
-  o.sensory_dim = c.sensory_dim;
-  o.motor_dim = c.motor_dim;
-  o.resolution = c.resolution;
-  o.seed = seed;
-  o.planner = c.legacy_planner;
-  return o;
-}
-
 // A JSON value of an archive's meta, or a std::runtime_error naming the file and the key.
 const nlohmann::json& meta_value(const nlohmann::json& meta, const char* key,
                                  const std::string& path) {
@@ -158,15 +147,6 @@ const nlohmann::json& meta_value(const nlohmann::json& meta, const char* key,
 }
 
 }  // namespace
-
-std::shared_ptr<torch::nn::Module> legacy_module_tree(const legacy::LegacyBrainImpl& brain) {
-  auto tree = std::make_shared<torch::nn::Module>("LegacyBrain");
-  const legacy::LegacyCycle& cycle = brain.cycle_state();
-  tree->register_buffer("field", brain.field());
-  tree->register_module("field_dynamics", cycle.dynamics().ptr());
-  tree->register_module("hierarchy", cycle.predictive().hierarchy().ptr());
-  return tree;
-}
 
 std::unique_ptr<ProfileBrain> make_profile_brain(const BrainConfig& config,
                                                  const std::optional<std::string>& robot) {

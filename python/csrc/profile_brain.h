@@ -16,10 +16,6 @@
 #include "brain/brain_config.h"
 #include "brain/robot_key.h"
 
-namespace fieldbrain::legacy {
-class LegacyBrainImpl;
-}
-
 namespace fieldbrain::python {
 
 class ProfileBrain {
@@ -64,11 +60,5 @@ std::unique_ptr<ProfileBrain> make_profile_brain(const BrainConfig& config,
 // legacy_reward); a key that contradicts the save (sizes) is refused by the brain's load.
 std::unique_ptr<ProfileBrain> load_profile_brain(const std::string& path,
                                                  const nlohmann::json& overrides);
-
-// The legacy brain's state as a module tree (LegacyBrainImpl keeps its parts in the ported
-// cycle, not as registered submodules): buffer "field" [R,R,R,64] and the parts that are
-// torch modules ("field_dynamics", "hierarchy"), sharing their tensors. Built on each call: the
-// cycle swaps its field buffers, so a tree describes the state when it was made.
-std::shared_ptr<torch::nn::Module> legacy_module_tree(const legacy::LegacyBrainImpl& brain);
 
 }  // namespace fieldbrain::python

@@ -189,7 +189,7 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
       B * (NOV_DIM * 32 + NOV_CAPACITY * (NOV_DIM * F32 + I64)),
       B * (NOV_DIM * F32 + I64 + 16 * F32), B * NOV_CAPACITY * NOV_DIM * 2, B,
       "block per robot: 512 corner samples, cosine against 200 remembered samples (400 KB)")
-    k("record_kernel", "attractor_record_", "6", B * I64 + stores * field(64), stores * field(64),
+    k("record_kernel", "attractor_pull_ (store)", "6", B * I64 + stores * field(64), stores * field(64),
       0, B * 64 * blk(V, 1024),
       "a robot that stores copies its field into the bank (8.4 MB at R = 32); the bench's plain "
       "rows never store, its rewarded rows (cpp_fast_reward) 7 cycles in 8: --stores 0.86")
@@ -256,9 +256,9 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
       "block per robot: pooling, temporal means, hierarchical and sensor predictions, motors")
     k("echo_kernel", "prediction_act", "11", B * 2 * V * F32 + B * M * F32, B * 2 * V * F32,
       B * 2 * V * (2 * OPS_INT_DIV + 10), B * 2 * blk(V), "channels 62 and 63: motor echo")
-    k("add_ (noise key)", "FieldBrainImpl::finish_device_cycle", "end", B * 2 * I64, B * 2 * I64, B * 2,
+    k("add_ (noise key)", "Cycle::finish", "end", B * 2 * I64, B * 2 * I64, B * 2,
       1, "ATen: the next cycle's Philox key")
-    k("copy_ (telemetry columns)", "FieldBrainImpl::finish_device_cycle", "end", 11 * B * F32,
+    k("copy_ (telemetry columns)", "Cycle::finish", "end", 11 * B * F32,
       11 * B * F32, 0, 1, "ATen: 11 columns copied in place", launches=11)
     k("memcpy D2H (motors) + sync", "FieldBrainImpl::step_into", "end", B * M * F32, B * M * F32, 0, 0,
       f"outside the graph: one copy and the host's wait (assumed {HOST_SYNC_US:g} us)")

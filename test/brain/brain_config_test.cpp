@@ -69,9 +69,9 @@ namespace fieldbrain {
 TEST_CASE("The profile is fieldbrain unless the config says legacy", "[brain]") {
   const BrainConfig defaults;
   CHECK(defaults.profile == BrainProfile::Fieldbrain);
-  CHECK(defaults.legacy_clock == LegacyClock::Fixed);
-  CHECK(defaults.legacy_planner == LegacyPlanner::Off);
-  CHECK(defaults.legacy_reward == LegacyReward::Drop);
+  CHECK(defaults.legacy.clock == LegacyClock::Fixed);
+  CHECK(defaults.legacy.planner == LegacyPlanner::Off);
+  CHECK(defaults.legacy.reward == LegacyReward::Drop);
   CHECK(nlohmann::json{{"resolution", 16}}.get<BrainConfig>().profile == BrainProfile::Fieldbrain);
 
   SECTION("each name parses and survives a round trip") {
@@ -79,20 +79,20 @@ TEST_CASE("The profile is fieldbrain unless the config says legacy", "[brain]") 
                                   {"legacy_planner", "sync"}, {"legacy_reward", "append"}}
                        .get<BrainConfig>();
     CHECK(c.profile == BrainProfile::Legacy);
-    CHECK(c.legacy_clock == LegacyClock::Wall);
-    CHECK(c.legacy_planner == LegacyPlanner::Sync);
-    CHECK(c.legacy_reward == LegacyReward::Append);
+    CHECK(c.legacy.clock == LegacyClock::Wall);
+    CHECK(c.legacy.planner == LegacyPlanner::Sync);
+    CHECK(c.legacy.reward == LegacyReward::Append);
     const nlohmann::json j = c;
     CHECK(j.at("profile") == "legacy");
     CHECK(j.at("legacy_clock") == "wall");
     CHECK(j.at("legacy_planner") == "sync");
     const auto back = j.get<BrainConfig>();
     CHECK(back.profile == BrainProfile::Legacy);
-    CHECK(back.legacy_clock == LegacyClock::Wall);
-    CHECK(back.legacy_planner == LegacyPlanner::Sync);
-    CHECK(back.legacy_reward == LegacyReward::Append);
+    CHECK(back.legacy.clock == LegacyClock::Wall);
+    CHECK(back.legacy.planner == LegacyPlanner::Sync);
+    CHECK(back.legacy.reward == LegacyReward::Append);
     const auto async = nlohmann::json{{"profile", "legacy"}, {"legacy_planner", "async"}};
-    CHECK(async.get<BrainConfig>().legacy_planner == LegacyPlanner::Async);
+    CHECK(async.get<BrainConfig>().legacy.planner == LegacyPlanner::Async);
     CHECK(nlohmann::json(async.get<BrainConfig>()).at("legacy_planner") == "async");
     CHECK(nlohmann::json{{"profile", "fieldbrain"}}.get<BrainConfig>().profile ==
           BrainProfile::Fieldbrain);

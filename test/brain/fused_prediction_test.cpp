@@ -13,6 +13,7 @@
 #include "brain/motor_echo.h"
 #include "brain/motor_generation.h"
 #include "brain/next_input_prediction.h"
+#include "brain/next_input_prediction_fused.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/field_readout.h"
 #include "brain/ops/field_step.h"
@@ -37,7 +38,9 @@ uint64_t seed_of(int64_t b) { return 1000 + 17 * static_cast<uint64_t>(b); }
 struct Modules {
   HierarchicalPredictor hierarchy{nullptr};
   SpatialPooling pooling{nullptr};
-  NextInputPrediction prediction{nullptr};
+  std::shared_ptr<NextInputPredictionState> prediction;  // whichever variant was built
+  NextInputPrediction ref_prediction{nullptr};
+  FusedNextInputPrediction fused_prediction{nullptr};
   MotorGeneration motors{nullptr};
   MotorEcho echo{nullptr};
   CycleFacts facts;
@@ -46,7 +49,14 @@ struct Modules {
   Modules(const Shape& s, const torch::Device& dev, bool fused) {
     hierarchy = HierarchicalPredictor(HierarchicalPredictorOptions(s.B, s.S, s.R).device(dev));
     pooling = SpatialPooling(SpatialPoolingOptions(s.B).device(dev));
-    prediction = NextInputPrediction(NextInputPredictionOptions(s.B, s.S).device(dev).fused(fused));
+    const auto prediction_options = NextInputPredictionOptions(s.B, s.S).device(dev);
+    if (fused) {
+      fused_prediction = FusedNextInputPrediction(prediction_options);
+      prediction = fused_prediction.ptr();
+    } else {
+      ref_prediction = NextInputPrediction(prediction_options);
+      prediction = ref_prediction.ptr();
+    }
     motors = MotorGeneration(MotorGenerationOptions(s.B, s.M).device(dev));
     echo = MotorEcho(MotorEchoOptions(s.M, s.R).device(dev));
     facts.allocate(s.B, s.S, dev);
@@ -138,7 +148,11 @@ torch::Tensor explore_at(int64_t i, const Shape& s) {
 
 // Steps 1 and 2 (step 2 with the ATen method on every path: it is not part of this operator).
 void begin_cycle(Modules& m, const CycleContext& ctx, const torch::Tensor& field) {
-  m.prediction->score(ctx, m.pooling->n_active);
+  if (m.fused_prediction) {
+    m.fused_prediction->score(ctx, m.pooling->n_active);
+  } else {
+    m.ref_prediction->score(ctx, m.pooling->n_active);
+  }
   m.hierarchy->observe(ctx, field);
 }
 
@@ -146,16 +160,16 @@ void begin_cycle(Modules& m, const CycleContext& ctx, const torch::Tensor& field
 void end_cycle(Modules& m, const CycleContext& ctx, torch::Tensor& field,
                const torch::Tensor& explore, int64_t i) {
   m.key.select(1, 1).fill_(i);
-  if (m.prediction->options.fused()) {
+  if (m.fused_prediction) {
     ops::field_readout_out(field, m.readout);
-    m.prediction->predict_and_act(ctx, m.readout, *m.hierarchy, *m.pooling, *m.motors, *m.echo,
-                                  explore, m.key, field);
+    m.fused_prediction->predict_and_act(ctx, m.readout, *m.hierarchy, *m.pooling, *m.motors,
+                                        *m.echo, explore, m.key, field);
   } else {
     if (m.motors->options.motor_dim() > 4)
       ops::philox_normal_out(m.key, philox::kStreamExtraMotors, m.eps_m);
     ops::philox_normal_out(m.key, philox::kStreamExploration, m.eps_x);
     m.pooling->update(field);
-    m.prediction->predict(ctx, field, *m.hierarchy, *m.pooling);
+    m.ref_prediction->predict(ctx, field, *m.hierarchy, *m.pooling);
     m.echo->apply(field, m.motors->generate(field, explore, m.eps_m, m.eps_x));
   }
 }
@@ -237,9 +251,9 @@ TEST_CASE("The fused prediction operators create no tensor on the CPU in steady 
   }
   ops::field_readout_out(field, m.readout);
   ops::AllocationCounter counter;
-  m.prediction->score(ctx, m.pooling->n_active);
-  m.prediction->predict_and_act(ctx, m.readout, *m.hierarchy, *m.pooling, *m.motors, *m.echo,
-                                explore, m.key, field);
+  m.fused_prediction->score(ctx, m.pooling->n_active);
+  m.fused_prediction->predict_and_act(ctx, m.readout, *m.hierarchy, *m.pooling, *m.motors, *m.echo,
+                                      explore, m.key, field);
   REQUIRE(counter.count() == 0);
 }
 

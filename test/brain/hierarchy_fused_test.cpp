@@ -9,10 +9,12 @@
 
 #include "brain/cycle_facts.h"
 #include "brain/hierarchical_predictor.h"
+#include "brain/hierarchical_predictor_fused.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/hierarchy_learn.h"
 #include "brain/ops/hierarchy_learn_math.h"
 #include "brain/prediction_error_field.h"
+#include "brain/prediction_error_field_fused.h"
 #include "test/brain/brain_state.h"
 #include "test/support/devices.h"
 
@@ -47,14 +49,30 @@ CycleInputs inputs_of(int64_t i) {
 // One implementation (reference ATen or fused) of the two modules with its own fact tables,
 // filled like FieldBrainImpl::run_cycle fills them.
 struct Side {
-  HierarchicalPredictor hierarchy{nullptr};
-  PredictionErrorField error_field{nullptr};
+  // Whichever variant was built, as the state both keep.
+  std::shared_ptr<HierarchicalPredictorState> hierarchy;
+  std::shared_ptr<PredictionErrorFieldState> error_field;
+  HierarchicalPredictor ref_hierarchy{nullptr};
+  PredictionErrorField ref_error_field{nullptr};
+  FusedHierarchicalPredictor fused_hierarchy{nullptr};
+  FusedPredictionErrorField fused_error_field{nullptr};
   CycleFacts facts;
   torch::Device device;
 
   Side(bool fused, const torch::Device& where) : device(where) {
-    hierarchy = HierarchicalPredictor(HierarchicalPredictorOptions(kHierB, kHierS, kHierR).device(where).fused(fused));
-    error_field = PredictionErrorField(PredictionErrorFieldOptions(kHierB, kHierS, kHierR).device(where).fused(fused));
+    const auto hierarchy_options = HierarchicalPredictorOptions(kHierB, kHierS, kHierR).device(where);
+    const auto error_options = PredictionErrorFieldOptions(kHierB, kHierS, kHierR).device(where);
+    if (fused) {
+      fused_hierarchy = FusedHierarchicalPredictor(hierarchy_options);
+      fused_error_field = FusedPredictionErrorField(error_options);
+      hierarchy = fused_hierarchy.ptr();
+      error_field = fused_error_field.ptr();
+    } else {
+      ref_hierarchy = HierarchicalPredictor(hierarchy_options);
+      ref_error_field = PredictionErrorField(error_options);
+      hierarchy = ref_hierarchy.ptr();
+      error_field = ref_error_field.ptr();
+    }
     for (int64_t b = 0; b < kHierB; ++b) hierarchy->init_robot(b, 77 + 5 * b);
     facts.allocate(kHierB, kHierS, where);
   }
@@ -98,10 +116,16 @@ struct Side {
     const auto ctx = context(cycle, in);
     const auto field = in.field.to(device);
     const auto e = (ctx.sensors - in.pred.to(device)).contiguous();
-    const auto pending = hierarchy->observe(ctx, field);
-    error_field->update(ctx, e);
     auto out = torch::empty_like(field);
-    hierarchy->add_pending(out, in.next.to(device), pending);
+    if (fused_hierarchy) {
+      fused_hierarchy->observe(ctx, field);
+      fused_error_field->update(ctx, e);
+      fused_hierarchy->add_pending(out, in.next.to(device));
+    } else {
+      const auto pending = ref_hierarchy->observe(ctx, field);
+      ref_error_field->update(ctx, e);
+      ref_hierarchy->add_pending(out, in.next.to(device), pending);
+    }
     hierarchy->predict(field);  // hpred for the next cycle (the ATen method on both sides)
     return out.cpu();
   }
@@ -147,7 +171,7 @@ TEST_CASE("The fused hierarchy and error-field operators follow the ATen steps 2
     const auto out_ref = ref.step(i, in);
     const auto out_fused = fused.step(i, in);
     require_same_state(ref, fused, out_ref, out_fused, i);
-    const float* row = fused.hierarchy->pending.data_ptr<float>();
+    const float* row = fused.fused_hierarchy->pending.data_ptr<float>();
     const int64_t width = ops::hierarchy::pending_width(kHierS);
     for (int64_t b = 0; b < kHierB; ++b) {
       for (int k = 0; k < 4; ++k) {
@@ -178,9 +202,9 @@ TEST_CASE("The fused hierarchy steps create no tensor in steady state", "[brain]
   auto out = torch::empty_like(field);
   ops::AllocationCounter counter;
   for (int r = 0; r < 3; ++r) {  // the same cycle's calls again: no new tensor each time
-    fused.hierarchy->observe(ctx, field);
-    fused.error_field->update(ctx, e);
-    fused.hierarchy->add_pending(out, next, torch::Tensor());
+    fused.fused_hierarchy->observe(ctx, field);
+    fused.fused_error_field->update(ctx, e);
+    fused.fused_hierarchy->add_pending(out, next);
   }
   REQUIRE(counter.count() == 0);
 }
@@ -191,14 +215,14 @@ TEST_CASE("The fused hierarchy operators refuse non-contiguous or misshapen argu
   const auto in = inputs_of(1);
   const auto ctx = fused.context(1, in);
   const auto strided = torch::zeros({kHierB, 2 * kHierS}).slice(1, 0, kHierS, 2);
-  REQUIRE_THROWS_WITH(fused.error_field->update(ctx, strided), Catch::Contains("contiguous"));
-  REQUIRE_THROWS_WITH(fused.hierarchy->observe(ctx, torch::zeros({kHierB, 63, kHierR, kHierR, kHierR})),
+  REQUIRE_THROWS_WITH(fused.fused_error_field->update(ctx, strided), Catch::Contains("contiguous"));
+  REQUIRE_THROWS_WITH(fused.fused_hierarchy->observe(ctx, torch::zeros({kHierB, 63, kHierR, kHierR, kHierR})),
                       Catch::Contains("field"));
   const auto strided_field = torch::zeros({kHierB, 64, kHierR, kHierR, 2 * kHierR}).slice(4, 0, kHierR);
-  REQUIRE_THROWS_WITH(ops::hierarchy_apply_(strided_field, fused.hierarchy->pending),
+  REQUIRE_THROWS_WITH(ops::hierarchy_apply_(strided_field, fused.fused_hierarchy->pending),
                       Catch::Contains("contiguous"));
   REQUIRE_THROWS_WITH(ops::hierarchy_apply_(torch::zeros({kHierB + 1, 64, kHierR, kHierR, kHierR}),
-                                            fused.hierarchy->pending),
+                                            fused.fused_hierarchy->pending),
                       Catch::Contains("shape"));
 }
 

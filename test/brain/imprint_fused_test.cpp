@@ -11,6 +11,7 @@
 #include "brain/ops/field_step.h"
 #include "brain/ops/philox.h"
 #include "brain/sensory_imprint.h"
+#include "brain/sensory_imprint_fused.h"
 #include "test/support/devices.h"
 
 namespace fieldbrain::test {
@@ -18,14 +19,24 @@ namespace {
 
 constexpr int64_t kB = 3, kS = 24, kR = 16;
 
-// One imprint module with its field, fact tables and drive, on one device.
+// One imprint module (the ATen or the fused one) with its field, fact tables and drive, on one
+// device.
 struct ImprintSide {
-  ImprintSide(const std::string& device, bool fused)
-      : dev(device), imprint(SensoryImprintOptions(kB, kS, kR).device(dev).fused(fused)) {
+  ImprintSide(const std::string& device, bool fused) : dev(device) {
+    const auto options = SensoryImprintOptions(kB, kS, kR).device(dev);
+    if (fused) {
+      fused_imprint = FusedSensoryImprint(options);
+      imprint = fused_imprint.ptr();
+    } else {
+      aten_imprint = SensoryImprint(options);
+      imprint = aten_imprint.ptr();
+    }
     facts.allocate(kB, kS, dev);
   }
   torch::Device dev;
-  SensoryImprint imprint;
+  SensoryImprint aten_imprint{nullptr};
+  FusedSensoryImprint fused_imprint{nullptr};
+  std::shared_ptr<SensoryImprintState> imprint;  // whichever of the two
   CycleFacts facts;
   torch::Tensor field, key, eps;
   std::vector<torch::Tensor> drive;  // conf, has_ef, boost, prev_imp, prev_amp
@@ -63,8 +74,9 @@ struct ImprintSide {
     ops::philox_normal_out(key, philox::kStreamEmptyLocation, eps);
   }
   void step() {
-    strength =
-        imprint->apply(ctx, field, {drive[0], drive[1], drive[2], drive[3], drive[4]}, eps, key);
+    const ImprintDrive d{drive[0], drive[1], drive[2], drive[3], drive[4]};
+    strength = fused_imprint ? fused_imprint->apply(ctx, field, d, key)
+                             : aten_imprint->apply(ctx, field, d, eps);
   }
 };
 
@@ -128,7 +140,7 @@ TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][
     if (i % 4 == 2) {
       // Robot 2's content channels follow its projected pattern: the resonant place wins.
       const auto a = sensors.slice(0, 2, 3);
-      const auto proj = aten.imprint->project(a / a.norm()).view({kR, kR, kR});
+      const auto proj = aten.aten_imprint->project(a / a.norm()).view({kR, kR, kR});
       for (auto* side : {&aten, &fused}) side->field[2].slice(0, 0, 8).add_(proj * 4);
     }
     aten.load(sensors, reward, drive, key);

@@ -10,6 +10,7 @@
 #include "brain/cycle_context.h"
 #include "brain/cycle_facts.h"
 #include "brain/novelty_modulation.h"
+#include "brain/novelty_modulation_fused.h"
 #include "brain/ops/allocation_counter.h"
 #include "test/brain/brain_state.h"
 #include "test/support/devices.h"
@@ -81,7 +82,7 @@ struct ContextTables {
         facts(torch::zeros({B, kFactColumns}, torch::TensorOptions(torch::kLong).device(device))),
         values(torch::zeros({B, kValueColumns}, torch::TensorOptions().device(device))) {}
 
-  CycleContext make(int64_t i, const CallInputs& in, const NoveltyModulationImpl& counts_of) {
+  CycleContext make(int64_t i, const CallInputs& in, const NoveltyModulationState& counts_of) {
     const int64_t B = facts_host.size(0);
     CycleContext ctx;
     ctx.batch = B;
@@ -127,7 +128,7 @@ struct Coverage {
 double follow_aten(const torch::Device& device, Coverage& seen) {
   constexpr int64_t B = 3;
   NoveltyModulation aten{NoveltyModulationOptions(B)};
-  NoveltyModulation fused(NoveltyModulationOptions(B).device(device).fused(true));
+  FusedNoveltyModulation fused(NoveltyModulationOptions(B).device(device));
   InputStream stream(B);
   ContextTables cpu_tables(B, torch::kCPU), dev_tables(B, device);
   double worst = 0.0;
@@ -155,20 +156,20 @@ double follow_aten(const torch::Device& device, Coverage& seen) {
       REQUIRE(d <= tolerance);
     };
     check("step scalars", scalars, fused->step_scalars(), 1e-5);
-    const std::vector<std::pair<const char*, torch::Tensor NoveltyModulationImpl::*>> scalars_of{
-        {"si", &NoveltyModulationImpl::si},
-        {"sc", &NoveltyModulationImpl::sc},
-        {"plateau", &NoveltyModulationImpl::plateau},
-        {"sigma", &NoveltyModulationImpl::sigma},
-        {"prev_imp", &NoveltyModulationImpl::prev_imp},
-        {"prev_amp", &NoveltyModulationImpl::prev_amp},
-        {"novelty", &NoveltyModulationImpl::novelty},
-        {"drive", &NoveltyModulationImpl::drive},
-        {"explore", &NoveltyModulationImpl::explore},
-        {"amp", &NoveltyModulationImpl::amp},
-        {"imp", &NoveltyModulationImpl::imp},
-        {"decay", &NoveltyModulationImpl::decay},
-        {"info", &NoveltyModulationImpl::info}};
+    const std::vector<std::pair<const char*, torch::Tensor NoveltyModulationState::*>> scalars_of{
+        {"si", &NoveltyModulationState::si},
+        {"sc", &NoveltyModulationState::sc},
+        {"plateau", &NoveltyModulationState::plateau},
+        {"sigma", &NoveltyModulationState::sigma},
+        {"prev_imp", &NoveltyModulationState::prev_imp},
+        {"prev_amp", &NoveltyModulationState::prev_amp},
+        {"novelty", &NoveltyModulationState::novelty},
+        {"drive", &NoveltyModulationState::drive},
+        {"explore", &NoveltyModulationState::explore},
+        {"amp", &NoveltyModulationState::amp},
+        {"imp", &NoveltyModulationState::imp},
+        {"decay", &NoveltyModulationState::decay},
+        {"info", &NoveltyModulationState::info}};
     for (const auto& [name, member] : scalars_of)
       check(name, (*aten).*member, (*fused).*member, 1e-5);
     check("nov", aten->nov->data, fused->nov->data, 1e-5);
@@ -207,7 +208,7 @@ TEST_CASE("The fused modulation follows the ATen method cycle by cycle", "[brain
 
 TEST_CASE("The fused modulation creates no tensor in steady state", "[brain][fused]") {
   constexpr int64_t B = 2;
-  NoveltyModulation fused(NoveltyModulationOptions(B).fused(true));
+  FusedNoveltyModulation fused{NoveltyModulationOptions(B)};
   InputStream stream(B);
   ContextTables tables(B, torch::kCPU);
   for (int64_t i = 0; i < 30; ++i) {
@@ -237,7 +238,7 @@ TEST_CASE("The fused modulation creates no tensor in steady state", "[brain][fus
 
 TEST_CASE("The fused modulation refuses arguments it would have to copy", "[brain][fused]") {
   constexpr int64_t B = 2;
-  NoveltyModulation fused(NoveltyModulationOptions(B).fused(true));
+  FusedNoveltyModulation fused{NoveltyModulationOptions(B)};
   InputStream stream(B);
   ContextTables tables(B, torch::kCPU);
   const CallInputs in = stream.next(0);
@@ -252,7 +253,6 @@ TEST_CASE("The fused modulation refuses arguments it would have to copy", "[brai
       fused->update(ctx, in.field, in.last_err, in.stats, in.has_ef.to(torch::kDouble), in.boost),
       Catch::Contains("has_ef must be float32"));
   CHECK_THROWS_AS(fused->update(ctx, in.field, in.last_err, in.stats), std::invalid_argument);
-  CHECK_THROWS_AS(fused->update_sigma(ctx, in.has_ef, in.boost), std::logic_error);
   CHECK(fused->perr->count(0) == 0);  // nothing ran
 }
 

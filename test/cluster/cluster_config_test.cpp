@@ -1,7 +1,7 @@
 // The "cluster" object of the server config.
 #include "test/support/catch.h"
 
-#include "app/server/cluster/cluster_config.h"
+#include "app/server/config/cluster_config.h"
 
 using fieldbrain::server::ClusterConfig;
 using nlohmann::json;

@@ -18,6 +18,7 @@ constexpr int64_t kB = 3, kA = 4, kR = 8;
 
 struct Case {
   torch::Tensor field, bank, weights, workspace;
+  torch::Tensor source, no_store;  // attractor_pull_'s step-6 store: a field, and no slot (-1)
 };
 
 // Robot 0 has two attracting slots and one repelling, robot 1 none, robot 2 one of each.
@@ -42,6 +43,8 @@ Case make_case(const torch::Device& device = torch::kCPU) {
   c.bank = c.bank.to(device);
   c.weights = c.weights.to(device);
   c.workspace = c.workspace.to(device);
+  c.source = torch::randn({kB, 64, kR, kR, kR}).to(device);
+  c.no_store = torch::full({kB}, int64_t{-1}, torch::kLong).to(device);
   return c;
 }
 
@@ -71,7 +74,7 @@ TEST_CASE("attractor_pull_ moves each robot's field by its live slots as the ste
   auto c = make_case();
   const auto before = c.field.clone();
   const auto expected = expected_pull(c);
-  attractor_pull_(c.field, c.bank, c.weights, c.workspace);
+  attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, c.no_store);
   const double diff = (c.field.to(torch::kDouble) - expected).abs().max().item<double>();
   INFO("max |fused - formula| = " << diff);
   CHECK(diff <= 1e-5);
@@ -96,16 +99,49 @@ TEST_CASE("attractor_record_ copies the field into the planned slot and nowhere 
   CHECK(torch::equal(c.bank[1][3], c.field[1]));
 }
 
+TEST_CASE("attractor_pull_ stores the source into the planned slot first, bit for bit as "
+          "attractor_record_ then attractor_pull_ do",
+          "[ops][attractors]") {
+  // Robot 0 stores into a pulling slot, robot 1 into a slot that pulls nothing, robot 2 none.
+  const auto slot = torch::tensor({int64_t{2}, int64_t{1}, int64_t{-1}});
+  auto fused = make_case();
+  auto apart = make_case();
+  const auto bank_before = fused.bank.clone();
+  attractor_pull_(fused.field, fused.bank, fused.weights, fused.workspace, fused.source, slot);
+  attractor_record_(apart.bank, apart.source, slot);
+  attractor_pull_(apart.field, apart.bank, apart.weights, apart.workspace, apart.source,
+                  apart.no_store);
+  CHECK(torch::equal(fused.bank[0][2], fused.source[0]));
+  CHECK(torch::equal(fused.bank[1][1], fused.source[1]));
+  CHECK(torch::equal(fused.bank[2], bank_before[2]));
+  CHECK(torch::equal(fused.bank, apart.bank));
+  CHECK(torch::equal(fused.field, apart.field));
+  // The stored slot pulls with its new content: the field moved differently than with the old.
+  auto old = make_case();
+  attractor_pull_(old.field, old.bank, old.weights, old.workspace, old.source, old.no_store);
+  CHECK((fused.field[0] - old.field[0]).abs().max().item<float>() > 1e-6f);
+  CHECK(torch::equal(fused.field[2], old.field[2]));
+}
+
 TEST_CASE("The attractor operators refuse bad arguments with a message naming them",
           "[ops][attractors]") {
   auto c = make_case();
   auto bad_weights = torch::zeros({kB, kA, 3});
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, bad_weights, c.workspace), Contains("weights"));
+  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, bad_weights, c.workspace, c.source, c.no_store),
+                    Contains("weights"));
   auto bad_workspace = torch::zeros({kB, 3}, torch::kDouble);
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, bad_workspace), Contains("workspace"));
+  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, bad_workspace, c.source, c.no_store),
+                    Contains("workspace"));
   auto strided_field = c.field.transpose(2, 3);
-  CHECK_THROWS_WITH(attractor_pull_(strided_field, c.bank, c.weights, c.workspace),
-                    Contains("contiguous"));
+  CHECK_THROWS_WITH(
+      attractor_pull_(strided_field, c.bank, c.weights, c.workspace, c.source, c.no_store),
+      Contains("contiguous"));
+  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, c.workspace,
+                                    c.source.transpose(2, 3), c.no_store),
+                    Contains("source"));
+  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source,
+                                    torch::full({kB}, kA, torch::kLong)),
+                    Contains("beyond"));
   auto other_bank = torch::zeros({kB, kA, 64, kR + 1, kR + 1, kR + 1});
   CHECK_THROWS_WITH(attractor_record_(other_bank, c.field, torch::zeros({kB}, torch::kLong)),
                     Contains("bank"));
@@ -119,11 +155,11 @@ TEST_CASE("The attractor operators create no tensor once warm", "[ops][attractor
   auto c = make_case();
   const auto slot = torch::tensor({int64_t{1}, int64_t{-1}, int64_t{3}});
   attractor_record_(c.bank, c.field, slot);
-  attractor_pull_(c.field, c.bank, c.weights, c.workspace);  // warm: per-thread scratch grows
+  attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, slot);  // warm: scratch grows
   AllocationCounter counter;
   for (int i = 0; i < 3; ++i) {
     attractor_record_(c.bank, c.field, slot);
-    attractor_pull_(c.field, c.bank, c.weights, c.workspace);
+    attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, slot);
   }
   CHECK(counter.count() == 0);
 }
@@ -136,7 +172,13 @@ TEST_CASE("On CUDA the attractor operators give what the CPU gives", "[ops][attr
   attractor_record_(cpu.bank, cpu.field, slot);
   attractor_record_(gpu.bank, gpu.field, slot.cuda());
   CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
-  attractor_pull_(cpu.field, cpu.bank, cpu.weights, cpu.workspace);
-  attractor_pull_(gpu.field, gpu.bank, gpu.weights, gpu.workspace);
+  attractor_pull_(cpu.field, cpu.bank, cpu.weights, cpu.workspace, cpu.source, cpu.no_store);
+  attractor_pull_(gpu.field, gpu.bank, gpu.weights, gpu.workspace, gpu.source, gpu.no_store);
+  CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
+  // The pull's own store, then its pull from the stored slot.
+  const auto store = torch::tensor({int64_t{0}, int64_t{2}, int64_t{-1}});
+  attractor_pull_(cpu.field, cpu.bank, cpu.weights, cpu.workspace, cpu.source, store);
+  attractor_pull_(gpu.field, gpu.bank, gpu.weights, gpu.workspace, gpu.source, store.cuda());
+  CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
   CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
 }

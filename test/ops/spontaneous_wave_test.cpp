@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "brain/field_dynamics.h"
+#include "brain/field_dynamics_fused.h"
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/field_step_inputs.h"
 #include "brain/ops/spontaneous_wave.h"
@@ -16,11 +17,12 @@ namespace {
 
 using fieldbrain::FieldDynamics;
 using fieldbrain::FieldDynamicsOptions;
+using fieldbrain::FusedFieldDynamics;
 
 // Two modules of B robots with the same wave vectors: one on the ATen path, one fused.
-std::pair<FieldDynamics, FieldDynamics> twin_dynamics(int64_t B, int64_t R, uint64_t seed) {
-  FieldDynamics aten(FieldDynamicsOptions(B, R).field_step("fast"));
-  FieldDynamics fused(FieldDynamicsOptions(B, R).field_step("fast").fused(true));
+std::pair<FieldDynamics, FusedFieldDynamics> twin_dynamics(int64_t B, int64_t R, uint64_t seed) {
+  FieldDynamics aten(FieldDynamicsOptions(B, R));
+  FusedFieldDynamics fused(FieldDynamicsOptions(B, R));
   for (int64_t b = 0; b < B; ++b) {
     aten->init_robot(b, seed + 17 * b);
     fused->init_robot(b, seed + 17 * b);
@@ -46,9 +48,10 @@ TEST_CASE("The fused spontaneous wave follows the module's ATen wave over many c
   auto [aten, fused] = twin_dynamics(B, R, 1000 + 10 * B + R);
   // Robots have 3, 4 or 5 wave vectors: give robot 0 three (as construction leaves a robot
   // with n_waves = 3: the last rows zero, their mask 0) so masked rows are always exercised.
-  for (auto* d : {&aten, &fused}) {
-    (*d)->wave_vectors[0].slice(0, 3).zero_();
-    (*d)->wave_mask[0].slice(0, 3).zero_();
+  using State = fieldbrain::FieldDynamicsState;
+  for (State* d : {static_cast<State*>(aten.get()), static_cast<State*>(fused.get())}) {
+    d->wave_vectors[0].slice(0, 3).zero_();
+    d->wave_mask[0].slice(0, 3).zero_();
   }
   double worst = 0.0;
   for (const int64_t n0 : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{57}, int64_t{999},

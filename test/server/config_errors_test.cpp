@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "brain/config_reader.h"
 #include "test/server/fresh_dir.h"
 

@@ -1,7 +1,7 @@
 // configs/*.json parse; unknown keys and out-of-range values are refused with the key's name.
 #include "test/support/catch.h"
 
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 
 using namespace fieldbrain::server;
 

@@ -4,7 +4,7 @@
 
 #include "test/support/catch.h"
 
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "app/server/web/web_messages.h"
 
 using namespace fieldbrain::server;

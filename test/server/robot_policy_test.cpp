@@ -2,7 +2,7 @@
 // provisioned tokens never printed back.
 #include "test/support/catch.h"
 
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 
 using namespace fieldbrain::server;
 

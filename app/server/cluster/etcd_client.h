@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "app/server/cluster/etcd_endpoints.h"
+#include "app/server/config/etcd_endpoints.h"
 
 namespace fieldbrain::server::cluster {
 

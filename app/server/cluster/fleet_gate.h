@@ -12,11 +12,11 @@
 #include <mutex>
 #include <optional>
 
-#include "app/server/cluster/cluster_config.h"
+#include "app/server/config/cluster_config.h"
 #include "app/server/cluster/etcd_client.h"
-#include "app/server/cluster/fleet_membership.h"
+#include "app/server/worker/fleet_membership.h"
 #include "app/server/cluster/robot_ownership.h"
-#include "app/server/protocol/robot_policy.h"
+#include "app/server/config/robot_policy.h"
 
 namespace fieldbrain::server::cluster {
 

@@ -17,10 +17,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "app/server/engine/legacy_step_pool.h"
 #include "app/server/worker/state_files.h"
-#include "brain/legacy/legacy_brain.h"
-#include "brain/legacy_profile.h"
+#include "brain/legacy/legacy_profile.h"
 #include "brain/save_mismatch.h"
+#include "brain/saved_profile.h"
 #include "brain/persistence.h"
 
 namespace fieldbrain::server {
@@ -70,6 +71,10 @@ class LegacyBrainEngine final : public BrainEngine {
     // One intra-op thread (P5 of the profiling notes: the pinned original runs with one; two
     // move motors by ~3e-8) unless OMP_NUM_THREADS says otherwise.
     if (std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(1);
+    // "legacy_threads": a tick's robots are stepped one per thread (legacy_step_pool.h), every
+    // helper thread with this intra-op count, so each robot's numbers are its run alone's.
+    pool_ = std::make_unique<LegacyStepPool>(legacy_step_threads(config_.legacy_threads),
+                                             at::get_num_threads());
   }
 
   Slot create(const std::string& robot_key, int sensory_dim, int motor_dim) override {
@@ -97,36 +102,27 @@ class LegacyBrainEngine final : public BrainEngine {
       }
     }
     motors.assign(static_cast<size_t>(k * M), 0.0f);
-    // The original has no batch: one process_robot_cycle per robot, in the order given. A robot
-    // whose input the original refuses (e.g. a value outside [-10, 10]) keeps its state; the
-    // others still step, and the call then fails naming it (the interface has no per-robot
-    // failure: the worker reports the error for the group).
-    std::string failed;
+    // The original has no batch: one process_robot_cycle per robot. Robots share nothing (each
+    // its own generators and state), so they step in parallel, one per pool thread, each with
+    // the numbers of its run alone. A robot whose input the original refuses (e.g. a value
+    // outside [-10, 10]) keeps its state; the others still step, and the call then fails naming
+    // the first such robot in the group's order (the interface has no per-robot failure: the
+    // worker reports the error for the group).
+    batch_.clear();
+    for (Slot s : slots) batch_.push_back(&robot(s));
+    if (has_duplicate(batch_)) throw std::invalid_argument("step_group: a robot twice in one group");
+    if (errors_.size() < batch_.size()) errors_.resize(batch_.size());
+    auto step_one = [&](int64_t i) {
+      torch::NoGradGuard no_grad_here;  // grad mode is per thread
+      errors_[static_cast<size_t>(i)].clear();
+      step_robot(*batch_[static_cast<size_t>(i)], sensors.data() + i * S, S, rewards[i],
+                 motors.data() + i * M, M, errors_[static_cast<size_t>(i)]);
+    };
+    pool_->run(k, step_one);
     for (int64_t i = 0; i < k; ++i) {
-      LegacyRobot& r = robot(slots[i]);
-      const auto t0 = std::chrono::steady_clock::now();
-      const std::vector<double> list =
-          legacy_input_list(sensors.data() + i * S, S, rewards[i], config_.legacy_reward);
-      try {
-        const std::vector<double> out =
-            r.brain->step(list, legacy_clock_seconds(config_.legacy_clock, r.brain->cycle()));
-        // The original repairs NaN inside its field step but nothing guards the rest of its
-        // state: a field or motors no longer finite make this robot's motors NaN, the
-        // engine's signal that its brain must be replaced (brain_engine.h). One vectorised
-        // pass over the field, small beside the original's cycle.
-        const bool finite =
-            std::all_of(out.begin(), out.end(), [](double v) { return std::isfinite(v); }) &&
-            torch::isfinite(r.brain->field()).all().item<bool>();
-        for (int64_t j = 0; j < M; ++j)
-          motors[static_cast<size_t>(i * M + j)] =
-              finite ? static_cast<float>(out[j]) : std::numeric_limits<float>::quiet_NaN();
-      } catch (const std::exception& e) {
-        if (failed.empty()) failed = fmt::format("robot {} of the group: {}", i, e.what());
-      }
-      r.cycle_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const std::string& e = errors_[static_cast<size_t>(i)];
+      if (!e.empty()) throw std::invalid_argument(fmt::format("robot {} of the group: {}", i, e));
     }
-    if (!failed.empty()) throw std::invalid_argument(failed);
   }
 
   // The original's own bound (its validate_list_input refuses values outside [-10, 10]): the
@@ -135,7 +131,7 @@ class LegacyBrainEngine final : public BrainEngine {
   InputLimits input_limits() const override {
     InputLimits limits;
     limits.max_sensor = kLegacyInputBound;
-    if (config_.legacy_reward == LegacyReward::Append) limits.max_reward = kLegacyInputBound;
+    if (config_.legacy.reward == LegacyReward::Append) limits.max_reward = kLegacyInputBound;
     return limits;
   }
 
@@ -206,7 +202,7 @@ class LegacyBrainEngine final : public BrainEngine {
     const LegacyRobot& r = robot(slot);
     nlohmann::json t = r.brain->brain_state();
     t["profile"] = to_string(BrainProfile::Legacy);
-    t["legacy_clock"] = to_string(config_.legacy_clock);
+    t["legacy_clock"] = to_string(config_.legacy.clock);
     t["seed"] = r.seed;
     t["cycle_time_ms"] = r.cycle_ms;
     return t;
@@ -233,30 +229,65 @@ class LegacyBrainEngine final : public BrainEngine {
 
   nlohmann::json describe() const override {
     const int64_t R = config_.resolution;
-    return {{"profile", to_string(BrainProfile::Legacy)},
-            {"resolution", R},
-            {"field_shape", {R, R, R, 64}},
-            {"device", "cpu"},
-            {"legacy_clock", to_string(config_.legacy_clock)},
-            {"legacy_planner", to_string(config_.legacy_planner)},
-            {"legacy_reward", to_string(config_.legacy_reward)}};
+    nlohmann::json d = {{"profile", to_string(BrainProfile::Legacy)},
+                        {"resolution", R},
+                        {"field_shape", {R, R, R, 64}},
+                        {"device", "cpu"}};
+    legacy::write_legacy_keys(d, config_.legacy);
+    return d;
   }
 
   bool on_gpu() const override { return false; }
   std::string state_extension() const override { return ".legacy.pt"; }
 
  private:
+  // One robot's cycle (any pool thread): its motors into out[0..M), NaN when its state stopped
+  // being finite; on a refused input its state is untouched and `error` says why.
+  void step_robot(LegacyRobot& r, const float* sensors, int64_t S, float reward, float* out,
+                  int64_t M, std::string& error) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      const std::vector<double> list =
+          legacy_input_list(sensors, S, reward, config_.legacy.reward);
+      const std::vector<double> motors =
+          r.brain->step(list, legacy_clock_seconds(config_.legacy.clock, r.brain->cycle()));
+      // The original repairs NaN inside its field step but nothing guards the rest of its
+      // state: a field or motors no longer finite make this robot's motors NaN, the engine's
+      // signal that its brain must be replaced (brain_engine.h). One vectorised pass over the
+      // field, small beside the original's cycle.
+      const bool finite =
+          std::all_of(motors.begin(), motors.end(), [](double v) { return std::isfinite(v); }) &&
+          torch::isfinite(r.brain->field()).all().item<bool>();
+      for (int64_t j = 0; j < M; ++j) {
+        out[j] = finite ? static_cast<float>(motors[static_cast<size_t>(j)])
+                        : std::numeric_limits<float>::quiet_NaN();
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {  // nothing may escape a pool thread
+      error = "unknown exception";
+    }
+    r.cycle_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // Two entries for one robot would step it on two threads at once.
+  static bool has_duplicate(const std::vector<LegacyRobot*>& robots) {
+    for (size_t i = 1; i < robots.size(); ++i) {
+      if (std::find(robots.begin(), robots.begin() + static_cast<std::ptrdiff_t>(i), robots[i]) !=
+          robots.begin() + static_cast<std::ptrdiff_t>(i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   LegacyRobot build(const std::string& robot_key, int sensory_dim, int motor_dim) const {
     BrainConfig sized = config_;
     sized.sensory_dim = sensory_dim;
     sized.motor_dim = motor_dim;
     sized.validate();
-    LegacyOptions o;
-    o.sensory_dim = sensory_dim;
-    o.motor_dim = motor_dim;
-    o.resolution = config_.resolution;
-    o.seed = legacy_robot_seed(config_.seed, robot_key_hash(robot_key));
-    o.planner = config_.legacy_planner;
+    const LegacyOptions o =
+        legacy_options(sized, legacy_robot_seed(config_.seed, robot_key_hash(robot_key)));
     LegacyRobot r{LegacyBrain(o), static_cast<uint32_t>(o.seed), 0.0};
     return r;
   }
@@ -277,6 +308,10 @@ class LegacyBrainEngine final : public BrainEngine {
   BrainConfig config_;
   std::map<Slot, LegacyRobot> robots_;
   Slot next_slot_ = 1;
+  std::unique_ptr<LegacyStepPool> pool_;
+  // One tick's robots and their refusals, kept across ticks (a steady tick allocates none here).
+  std::vector<LegacyRobot*> batch_;
+  std::vector<std::string> errors_;
 };
 
 }  // namespace

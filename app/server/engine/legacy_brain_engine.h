@@ -4,8 +4,9 @@
 // torch-free like torch_brain_engine.h; make_field_brain_engine picks this engine when the
 // config says so (the one place a profile is chosen).
 //
-// Per robot: seed legacy_robot_seed(config seed, robot key hash) (brain/legacy_profile.h), the
-// input list legacy_input_list(sensors, reward, "legacy_reward"), the clock
+// Per robot (brain/legacy/legacy_profile.h): the options legacy_options(config, seed) with the
+// seed legacy_robot_seed(config seed, robot key hash), the input list
+// legacy_input_list(sensors, reward, "legacy_reward"), the clock
 // legacy_clock_seconds("legacy_clock", the brain's cycle). Saves are the brain's own archives
 // (meta "profile": "legacy") named <key>.legacy.pt, so a state directory shared with the
 // fieldbrain profile keeps both kinds side by side; a save of another profile is refused with a

@@ -18,19 +18,9 @@
 
 #include "app/server/protocol/framing.h"
 #include "app/server/protocol/handshake.h"
+#include "app/server/protocol/wire_handshake.h"
 
 namespace fieldbrain::server {
-
-// A robot introducing itself, in any format.
-struct WireHandshake {
-  std::string identity;  // binary: legacy profile key; JSON: robot_id or "json_<S>s_<M>m"
-  bool identity_from_client = false;  // JSON robot_id given (binary keys never are)
-  bool json_namespace = false;        // JSON ids and binary profile keys never meet (docs/robots.md)
-  std::string token;                  // JSON "token" ("" when absent)
-  int sensory_dim = 0;
-  int motor_dim = 0;
-  Capabilities caps;  // binary: the parsed capability vector; JSON: S and M only
-};
 
 // One sensory message; `values` as sent (the session checks count and finiteness), the reward
 // already split off (JSON "reward"; binary: the extra last element of an S+1 frame).

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "app/server/protocol/monitor_envelope.h"
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "app/server/session/monitor_work_budget.h"
 #include "app/server/stats/connection_log.h"
 #include "app/server/stats/server_stats.h"

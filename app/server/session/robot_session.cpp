@@ -183,17 +183,7 @@ void RobotSession::on_handshake(WireHandshake hs) {
     report(kCodeDuplicateSession, "duplicate handshake, answered as before");
     return send(handshake_reply_);
   }
-  AttachRequest req;
-  req.key = std::move(hs.identity);
-  req.key_from_client = hs.identity_from_client;
-  req.json = hs.json_namespace;
-  req.token = std::move(hs.token);
-  req.framing = codec_->name();
-  req.peer_address = peer_address_;
-  req.sensory_dim = hs.sensory_dim;
-  req.motor_dim = hs.motor_dim;
-  req.caps = hs.caps;
-  start_attach(std::move(req));
+  start_attach(std::move(hs));
 }
 
 namespace {
@@ -276,18 +266,14 @@ void RobotSession::count_bad(const char* what) {
 
 // --- brain round trips ---------------------------------------------------------------------
 
-void RobotSession::start_attach(AttachRequest req) {
+void RobotSession::start_attach(WireHandshake hs) {
   busy_ = true;
   auto self = shared_from_this();
   auto work = asio::make_work_guard(executor_);
   BrainClaim claim;
-  claim.json = req.json;
-  claim.key = req.key;
-  claim.peer_address = req.peer_address;
-  claim.framing = req.framing;
-  claim.sensory_dim = req.sensory_dim;
-  claim.motor_dim = req.motor_dim;
-  claim.token = req.token;
+  claim.handshake = hs;  // the worker's copy; the reply below is built from `hs`
+  claim.peer_address = peer_address_;
+  claim.framing = codec_->name();
   // A newer connection took this robot's brain (this one went silent): close.
   claim.on_taken_over = [weak = std::weak_ptr<RobotSession>(self), executor = executor_] {
     asio::post(executor, [weak] {
@@ -295,8 +281,8 @@ void RobotSession::start_attach(AttachRequest req) {
     });
   };
   const bool queued =
-      ctx_.worker.attach(std::move(claim), [self, work, req = std::move(req)](AttachResult r) {
-        asio::post(self->executor_, [self, req, r = std::move(r)] { self->on_attached(req, r); });
+      ctx_.worker.attach(std::move(claim), [self, work, hs = std::move(hs)](AttachResult r) {
+        asio::post(self->executor_, [self, hs, r = std::move(r)] { self->on_attached(hs, r); });
       });
   if (!queued) {
     busy_ = false;
@@ -304,7 +290,7 @@ void RobotSession::start_attach(AttachRequest req) {
   }
 }
 
-void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) {
+void RobotSession::on_attached(const WireHandshake& hs, const AttachResult& r) {
   busy_ = false;
   if (closed_) {
     // The robot left while its brain was being made: release it again.
@@ -319,8 +305,8 @@ void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) 
   robot_id_ = r.id;
   robot_key_ = r.key;
   who_ = printable(r.key);
-  sensory_dim_ = req.sensory_dim;
-  motor_dim_ = req.motor_dim;
+  sensory_dim_ = hs.sensory_dim;
+  motor_dim_ = hs.motor_dim;
   consecutive_bad_ = 0;
   codec_->set_sensory_dim(sensory_dim_);
   ctx_.stats.handshake_done();
@@ -333,7 +319,7 @@ void RobotSession::on_attached(const AttachRequest& req, const AttachResult& r) 
   a.motor_dim = motor_dim_;
   a.cycle = r.cycle;
   a.token = r.token;
-  a.caps = req.caps;
+  a.caps = hs.caps;
   a.gpu = ctx_.gpu;
   a.server_caps = ctx_.server_caps;
   handshake_reply_.clear();

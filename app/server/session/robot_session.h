@@ -19,7 +19,7 @@
 #include "app/server/stats/connection_log.h"
 #include "app/server/session/reply_queue.h"
 #include "app/server/protocol/robot_codec.h"
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "app/server/stats/server_stats.h"
 
 namespace fieldbrain::server {
@@ -37,20 +37,6 @@ struct SessionContext {
   // The brain's bounds on a sensor value and a reward (BrainEngine::input_limits): a frame
   // beyond them is refused like one with NaN.
   BrainEngine::InputLimits input_limits;
-};
-
-// Everything the session knows when it asks the worker for a brain: one struct, so identity
-// checks (token, peer address) can be added without touching the state machine.
-struct AttachRequest {
-  std::string key;  // identity the client claims (WireHandshake::identity)
-  bool key_from_client = false;
-  bool json = false;    // the JSON namespace (WireHandshake::json_namespace)
-  std::string token;    // JSON identity token ("" when absent)
-  std::string framing;  // codec name, for the monitor
-  std::string peer_address;
-  int sensory_dim = 0;
-  int motor_dim = 0;
-  Capabilities caps;
 };
 
 class RobotSession : public std::enable_shared_from_this<RobotSession> {
@@ -77,8 +63,10 @@ class RobotSession : public std::enable_shared_from_this<RobotSession> {
   void refuse_handshake(int code, const std::string& why);
   void count_bad(const char* what);
 
-  void start_attach(AttachRequest req);
-  void on_attached(const AttachRequest& req, const AttachResult& r);
+  // The handshake goes to the worker whole (BrainClaim::handshake) and comes back with its
+  // answer, so the reply is built from the very value the robot sent.
+  void start_attach(WireHandshake hs);
+  void on_attached(const WireHandshake& hs, const AttachResult& r);
   void start_step(std::vector<float> sensors, float reward);
   void on_step_done(StepResult r);
 

@@ -19,7 +19,7 @@
 #include "app/server/stats/log_budget.h"
 #include "app/server/session/monitor_session.h"
 #include "app/server/session/robot_session.h"
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "app/server/stats/server_stats.h"
 
 namespace fieldbrain::server {

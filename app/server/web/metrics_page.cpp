@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "app/server/cluster/fleet_membership.h"
+#include "app/server/worker/fleet_membership.h"
 #include "app/server/worker/brain_worker.h"
 #include "app/server/protocol/handshake.h"
 #include "app/server/stats/process_metrics.h"

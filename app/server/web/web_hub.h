@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "app/server/worker/brain_worker.h"
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 #include "app/server/stats/server_stats.h"
 #include "app/server/web/web_messages.h"
 #include "app/server/web/web_socket_session.h"

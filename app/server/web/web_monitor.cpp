@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "app/server/session/descriptor_reserve.h"
+#include "app/server/stats/descriptor_reserve.h"
 #include "app/server/web/web_http_session.h"
 
 namespace fieldbrain::server::web {

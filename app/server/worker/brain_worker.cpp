@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "app/server/cluster/fleet_membership.h"
+#include "app/server/worker/fleet_membership.h"
 #include "app/server/protocol/handshake.h"
 
 namespace fieldbrain::server {

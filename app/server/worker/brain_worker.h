@@ -8,8 +8,8 @@
 // one robot keep their order (a detach after a step, an attach after a detach of the same key).
 // Completion callbacks run on the worker thread; callers post them to their own executor.
 //
-// This file is the queue and the tick. The robots themselves (attach, identity, takeover,
-// loads, saves, release) are the robot registry's (robot_registry.h), telemetry for the
+// This file is the queue and the tick. The robots themselves are the robot registry's
+// (robot_registry.h: admission and quotas, fleet handover, storage), telemetry for the
 // monitor's subscribers the publisher's (telemetry_publisher.h).
 //
 // Disks never hold up a tick: a save is a host copy of the robot's state taken on this

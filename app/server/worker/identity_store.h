@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/server/protocol/robot_policy.h"
+#include "app/server/config/robot_policy.h"
 
 namespace fieldbrain::server {
 

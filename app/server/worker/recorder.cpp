@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "app/server/session/descriptor_reserve.h"
+#include "app/server/stats/descriptor_reserve.h"
 #include "app/server/worker/state_files.h"
 
 namespace fieldbrain::server {

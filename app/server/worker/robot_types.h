@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "app/server/protocol/robot_policy.h"
+#include "app/server/config/robot_policy.h"
+#include "app/server/protocol/wire_handshake.h"
 
 namespace fieldbrain::server {
 
@@ -32,15 +33,11 @@ struct WorkerOptions {
   FleetMembership* fleet = nullptr;
 };
 
-// What a handshake asks for.
+// What a handshake asks for: the handshake as the codec decoded it, and what the session adds.
 struct BrainClaim {
-  bool json = false;         // JSON-lines robot (own namespace, tokens)
-  std::string key;           // robot_id, or the binary profile key ("picarx_12s_6m")
+  WireHandshake handshake;   // identity (robot_id or binary profile key), namespace, token, S, M
   std::string peer_address;  // the robot's IP, for keying binary robots by address
-  std::string framing;
-  int sensory_dim = 0;
-  int motor_dim = 0;
-  std::string token;  // JSON "token" field, "" when absent
+  std::string framing;       // the codec's name, for the monitor
   // Called on the worker thread when a newer connection takes this robot's brain over; the
   // session should close (its later steps and its detach are ignored).
   std::function<void()> on_taken_over;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/server/worker/brain_engine.h"
-#include "app/server/protocol/server_config.h"
+#include "app/server/config/server_config.h"
 
 namespace fieldbrain::server {
 

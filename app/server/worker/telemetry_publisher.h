@@ -11,7 +11,7 @@
 
 #include "app/server/stats/server_stats.h"
 #include "app/server/worker/brain_engine.h"
-#include "app/server/worker/robot_registry.h"
+#include "app/server/worker/robot_entry.h"
 
 namespace fieldbrain::server {
 

@@ -3,16 +3,26 @@
 // at::parallel_for over (robot, channel). The pull reads each pulling slot twice per cycle, the
 // floor of its arithmetic (docs/cycle.md "What a reward costs"): once for the sums its
 // coefficients need, whose totals over the whole field must be known before any voxel moves,
-// then once to move the field. Zero-weight slots are never read. The inner loops are the
-// field step's per-instruction-set passes (cpu/field_step_passes.h: attractor_sums,
-// attractor_apply); the per-channel sums go to the caller's workspace and are added in channel
-// order, so a robot's result does not depend on the batch or the thread count. The list of
-// pulling slots is per-thread scratch grown on first use: the steady state allocates nothing.
+// then once to move the field. Zero-weight slots are never read. The pull's first pass also
+// does step 6's store: it copies the source's channel into the planned slot (streaming stores:
+// the bank is not read for it) and takes that slot's sums from the copy it just read, so a
+// store costs no pass of its own and its slot is read once less. The second pass walks each
+// thread's channels backwards, starting with the bank bytes the first pass read last (the
+// likeliest to be still in the last-level cache). The inner loops are the field step's
+// per-instruction-set passes (cpu/field_step_passes.h: attractor_sums, attractor_apply); the
+// per-channel sums go to the caller's workspace and are added in channel order, so a robot's
+// result does not depend on the batch or the thread count. The list of pulling slots is
+// per-thread scratch grown on first use: the steady state allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "brain/ops/attractor_math.h"
 #include "brain/ops/cpu/field_step_passes.h"
@@ -21,24 +31,29 @@
 namespace fieldbrain {
 namespace ops {
 namespace cpu {
+namespace {
 
-void run(const AttractorRecordArgs& a) {
-  const int64_t B = a.batch, A = a.slots, V = a.resolution * a.resolution * a.resolution;
+// Every robot's slot is below A (-1: no store); a clear error otherwise.
+void check_slots(const char* op, const int64_t* slot, int64_t stride, int64_t B, int64_t A) {
   for (int64_t b = 0; b < B; ++b) {
-    const int64_t j = a.slot[b * a.slot_stride];
-    TORCH_CHECK(j < A, "fieldbrain::attractor_record_: slot ", j, " of robot ", b,
-                " is beyond the bank's ", A, " slots");
+    const int64_t j = slot[b * stride];
+    TORCH_CHECK(j < A, op, ": slot ", j, " of robot ", b, " is beyond the bank's ", A, " slots");
   }
-  at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t b = t / 64, c = t % 64, j = a.slot[b * a.slot_stride];
-      if (j < 0) continue;
-      std::memcpy(a.bank + ((b * A + j) * 64 + c) * V, a.field + (b * 64 + c) * V, sizeof(float) * V);
-    }
-  });
 }
 
-namespace {
+// dst[0..n) = src[0..n). Streaming stores where aligned: a slot is written whole and read
+// only later, so fetching its old bytes into the cache first (what a plain copy does) would
+// be wasted traffic. Fenced, so the copy is visible to any thread that reads it next.
+void copy_channel(float* dst, const float* src, int64_t n) {
+#if defined(__SSE2__)
+  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0 && n % 4 == 0) {
+    for (int64_t i = 0; i < n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+    _mm_sfence();
+    return;
+  }
+#endif
+  std::memcpy(dst, src, sizeof(float) * n);
+}
 
 // Grows a per-thread array on first use (worker threads each have their own).
 template <typename T>
@@ -49,55 +64,101 @@ T* attractor_thread_array(std::vector<T>& v, size_t n) {
 
 }  // namespace
 
+void run(const AttractorRecordArgs& a) {
+  const int64_t B = a.batch, A = a.slots, V = a.resolution * a.resolution * a.resolution;
+  check_slots("fieldbrain::attractor_record_", a.slot, a.slot_stride, B, A);
+  at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / 64, c = t % 64, j = a.slot[b * a.slot_stride];
+      if (j < 0) continue;
+      copy_channel(a.bank + ((b * A + j) * 64 + c) * V, a.field + (b * 64 + c) * V, V);
+    }
+  });
+}
+
+namespace {
+
+// The pull's per-call plan: per robot its pulling slots (count, then slot indices), the slot
+// it stores into (-1: none) and that slot's place in its pulling list (-1: it does not pull).
+struct PullPlan {
+  int64_t* live;    // [B, A + 1]
+  int64_t* store;   // [B]
+  int64_t* stored;  // [B]
+  bool any = false;
+};
+
+PullPlan plan_pull(const AttractorPullArgs& a) {
+  const int64_t B = a.batch, A = a.slots;
+  thread_local std::vector<int64_t> plan_v;
+  int64_t* mem = attractor_thread_array(plan_v, static_cast<size_t>(B * (A + 3)));
+  PullPlan plan{mem, mem + B * (A + 1), mem + B * (A + 2)};
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t* row = plan.live + b * (A + 1);
+    const int64_t s = a.slot[b * a.slot_stride];
+    row[0] = 0;
+    plan.store[b] = s;
+    plan.stored[b] = -1;
+    for (int64_t j = 0; j < A; ++j) {
+      if (a.weights[(b * A + j) * kAttractorWeightColumns + kAttractorWeight] == 0.f) continue;
+      if (j == s) plan.stored[b] = row[0];
+      row[1 + row[0]++] = j;
+    }
+    plan.any = plan.any || row[0] > 0 || s >= 0;
+  }
+  return plan;
+}
+
+}  // namespace
+
 void run(const AttractorPullArgs& a) {
   const int64_t B = a.batch, A = a.slots, V = a.resolution * a.resolution * a.resolution;
   if (B == 0 || V == 0) return;
+  check_slots("fieldbrain::attractor_pull_", a.slot, a.slot_stride, B, A);
   const int64_t width = attractor_sums_width(static_cast<int>(A));
   float* F = a.field;
-  const float* bank_p = a.bank;
+  float* bank_p = a.bank;
   const float* w = a.weights;
   double* sums_p = a.workspace;
   const FieldStepPasses& passes = chosen_passes();
-  // Per robot, its pulling slots (count, then slot indices) and their coefficients.
-  thread_local std::vector<int64_t> live_v;
-  thread_local std::vector<float> coef_v;
-  int64_t* live = attractor_thread_array(live_v, static_cast<size_t>(B * (A + 1)));
+  const PullPlan plan = plan_pull(a);
+  if (!plan.any) return;
+  thread_local std::vector<float> coef_v;  // per robot, its pulling slots' coefficients
   float* coef = attractor_thread_array(coef_v, static_cast<size_t>(B * A));
-  bool any = false;
-  for (int64_t b = 0; b < B; ++b) {
-    int64_t* row = live + b * (A + 1);
-    row[0] = 0;
-    for (int64_t j = 0; j < A; ++j) {
-      if (w[(b * A + j) * kAttractorWeightColumns + kAttractorWeight] != 0.f) row[1 + row[0]++] = j;
-    }
-    any = any || row[0] > 0;
-  }
-  if (!any) return;
+  auto slot_channel = [&](int64_t b, int64_t j, int64_t c) {
+    return bank_p + ((b * A + j) * 64 + c) * V;
+  };
   // The pulling slots' channels c of robot b, in slot order.
   auto channel_of_slots = [&](int64_t b, int64_t c, const float** out) {
-    const int64_t* row = live + b * (A + 1);
-    for (int64_t l = 0; l < row[0]; ++l) out[l] = bank_p + ((b * A + row[1 + l]) * 64 + c) * V;
+    const int64_t* row = plan.live + b * (A + 1);
+    for (int64_t l = 0; l < row[0]; ++l) out[l] = slot_channel(b, row[1 + l], c);
     return row[0];
   };
   // Runs fn(t = b * 64 + c, that channel's pulling slots, their count) for every (robot,
-  // channel) with at least one pulling slot, in parallel over channels.
-  auto each_pulled_channel = [&](auto&& fn) {
+  // channel), in parallel over channels; `backwards` walks each thread's share from its end.
+  auto each_channel = [&](bool backwards, auto&& fn) {
     at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
       thread_local std::vector<const float*> ptr_v;
       const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
-      for (int64_t t = begin; t < end; ++t) {
-        const int64_t L = channel_of_slots(t / 64, t % 64, ptr);
-        if (L > 0) fn(t, ptr, L);
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t t = backwards ? begin + end - 1 - k : k;
+        fn(t, ptr, channel_of_slots(t / 64, t % 64, ptr));
       }
     });
   };
-  // Pass 1: per channel, |F|^2 and each pulling slot's F.P and |P|^2.
-  each_pulled_channel([&](int64_t t, const float** ptr, int64_t L) {
-    passes.attractor_sums(F + t * V, ptr, L, V, sums_p + t * width);
+  // Pass 1: step 6's store, then per channel |F|^2 and each pulling slot's F.P and |P|^2 (the
+  // stored slot's from the source channel just copied, the same floats).
+  each_channel(false, [&](int64_t t, const float** ptr, int64_t L) {
+    const int64_t b = t / 64, c = t % 64, s = plan.store[b];
+    if (s >= 0) {
+      const float* src = a.source + t * V;
+      copy_channel(slot_channel(b, s, c), src, V);
+      if (plan.stored[b] >= 0) ptr[plan.stored[b]] = src;
+    }
+    if (L > 0) passes.attractor_sums(F + t * V, ptr, L, V, sums_p + t * width);
   });
   // Each robot's totals, in channel order, and each pulling slot's coefficient.
   for (int64_t b = 0; b < B; ++b) {
-    const int64_t* row = live + b * (A + 1);
+    const int64_t* row = plan.live + b * (A + 1);
     const double* sums = sums_p + b * 64 * width;
     double ff = 0.0;
     for (int64_t c = 0; c < 64 && row[0] > 0; ++c) ff += sums[c * width];
@@ -113,8 +174,8 @@ void run(const AttractorPullArgs& a) {
     }
   }
   // Pass 2: F += sum_j coef_j (P_j - F), every coefficient from the field before the pull.
-  each_pulled_channel([&](int64_t t, const float** ptr, int64_t L) {
-    passes.attractor_apply(F + t * V, ptr, coef + (t / 64) * A, L, V);
+  each_channel(true, [&](int64_t t, const float** ptr, int64_t L) {
+    if (L > 0) passes.attractor_apply(F + t * V, ptr, coef + (t / 64) * A, L, V);
   });
 }
 

@@ -198,39 +198,65 @@ void ef_stats(const FieldStepView& v, int64_t b, float* ef_max, float* ef_weight
   *ef_weight = std::min(0.5f, static_cast<float>(sum / static_cast<double>(V)));
 }
 
-float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, float ef_max,
-                 float ef_weight, const HaloNoise& halo, float* s) {
-  const Pass1Layout L(v.resolution, x1 - x0);
-  const int64_t R = L.R, P = L.P, Rp = L.Rp, Pp = L.Pp, V = P * R;
-  const float* F = v.field + b * kFieldChannels * V;
-  const float* D = F + kActivity * V;
-  // Noise: the given array, or made plane by plane from the robot's (seed, cycle).
-  const bool seeded = v.noise == nullptr;
-  const float* noise = seeded ? nullptr : v.noise + b * kActivity * V;
-  const uint64_t seed = seeded ? static_cast<uint64_t>(v.noise_key[2 * b]) : 0;
-  const uint64_t cycle = seeded ? static_cast<uint64_t>(v.noise_key[2 * b + 1]) : 0;
-  float* noise_plane = s + L.noise;
-  const float* wave = v.wave + b * V;
-  const float* ef = v.ef + b * V;
-  const float* sc = v.scalars + b * 8;
-  float* out = v.out + b * kFieldChannels * V;
+// One pass-1 task: robot b's slab of planes [x0, x1), its arrays and its scratch `s`, as every
+// step below reads them.
+struct Slab {
+  Slab(const FieldStepView& v, int64_t robot, int64_t first, int64_t end, float* scratch)
+      : L(v.resolution, end - first), b(robot), x0(first), x1(end), s(scratch) {
+    R = L.R;
+    P = L.P;
+    Rp = L.Rp;
+    Pp = L.Pp;
+    V = P * R;
+    F = v.field + b * kFieldChannels * V;
+    D = F + kActivity * V;
+    // Noise: the given array, or made plane by plane from the robot's (seed, cycle).
+    seeded = v.noise == nullptr;
+    noise = seeded ? nullptr : v.noise + b * kActivity * V;
+    seed = seeded ? static_cast<uint64_t>(v.noise_key[2 * b]) : 0;
+    cycle = seeded ? static_cast<uint64_t>(v.noise_key[2 * b + 1]) : 0;
+    wave = v.wave + b * V;
+    ef = v.ef + b * V;
+    sc = v.scalars + b * 8;
+    out = v.out + b * kFieldChannels * V;
+    // Planes covered with halo h, clipped to the domain.
+    h2lo = std::max<int64_t>(0, x0 - 2);
+    h2hi = std::min(R, x1 + 2);
+    h1lo = std::max<int64_t>(0, x0 - 1);
+    h1hi = std::min(R, x1 + 1);
+  }
+  const Pass1Layout L;
+  int64_t b, x0, x1;
+  float* s;
+  int64_t R, P, Rp, Pp, V, h2lo, h2hi, h1lo, h1hi;
+  const float *F, *D, *noise, *wave, *ef, *sc;
+  float* out;
+  bool seeded;
+  uint64_t seed, cycle;
+};
 
-  const float gmu = sc[0] * 0.999f;
-  const float drive = sc[1], explore = sc[2], sigma = sc[3];
-  const bool has_ef = sc[4] > 0.5f;
-
-  // Planes covered with halo h, clipped to the domain.
-  const int64_t h2lo = std::max<int64_t>(0, x0 - 2), h2hi = std::min(R, x1 + 2);
-  const int64_t h1lo = std::max<int64_t>(0, x0 - 1), h1hi = std::min(R, x1 + 1);
-
-  // Zero borders and out-of-domain planes of the padded buffers, and the accumulators.
+// Zero borders and out-of-domain planes of the padded buffers, and the accumulators.
+void clear_slab_scratch(const Slab& S) {
+  const Pass1Layout& L = S.L;
+  float* s = S.s;
+  const int64_t R = S.R, P = S.P, Pp = S.Pp;
   std::fill(s + L.x2, s + L.x2 + L.n2 * Pp, 0.f);
   std::fill(s + L.aq, s + L.aq + L.n1 * Pp, 0.f);
   std::fill(s + L.syz, s + L.syz + L.n1 * P, 0.f);
   std::fill(s + L.sz, s + L.sz + (R + 2) * R, 0.f);
   for (auto o : L.acc) std::fill(s + o, s + o + L.n0 * P, 0.f);
+}
 
-  // Per-voxel coefficients from the dynamics channels.
+// Items 1, 3 and 4's per-voxel coefficients from the dynamics channels, into scratch: the
+// decays f_k, their mean and the wave term (halo 2), the diffusivities dif and pl0 (halo 1),
+// and the coupling weight cc (the slab).
+void dynamics_coefficients(const Slab& S) {
+  const Pass1Layout& L = S.L;
+  float* s = S.s;
+  const int64_t P = S.P, V = S.V, x0 = S.x0, x1 = S.x1;
+  const int64_t h2lo = S.h2lo, h2hi = S.h2hi, h1lo = S.h1lo, h1hi = S.h1hi;
+  const float *D = S.D, *wave = S.wave;
+  const float gmu = S.sc[0] * 0.999f;
   for (int64_t x = h2lo; x < h2hi; ++x) {
     const int64_t i2 = x - (x0 - 2);
     float* fk[4];
@@ -280,140 +306,179 @@ float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, floa
       store(cw * sigmoid(load(d + 13 * V + i, n)), cc + i, n);
     });
   }
+}
 
-  Vec vmax(0.f);
+// Items 1-2 for activity channel c: X2 = decay/shift(F) + (0.001 eps + 0.001 wave) * drive, on
+// the planes of halo 2, into the padded X2 buffer.
+void decay_and_drive(const Slab& S, int64_t c, const HaloNoise& halo) {
+  const Pass1Layout& L = S.L;
+  float* s = S.s;
+  const int64_t b = S.b, R = S.R, P = S.P, Rp = S.Rp, Pp = S.Pp, V = S.V, x0 = S.x0;
+  const int64_t h2lo = S.h2lo, h2hi = S.h2hi;
+  const bool seeded = S.seeded;
+  const uint64_t seed = S.seed, cycle = S.cycle;
+  const float drive = S.sc[1];
+  float* noise_plane = s + L.noise;
   float* x2buf = s + L.x2;
-  float* aqbuf = s + L.aq;
-  float* sz = s + L.sz;
-  for (int64_t c = 0; c < kActivity; ++c) {
-    const float* Fc = F + c * V;
-    const float* Nc = seeded ? nullptr : noise + c * V;
-    // items 1-2: X2 = decay/shift(F) + (0.001 eps + 0.001 wave) * drive, on planes of halo 2.
-    for (int64_t x = h2lo; x < h2hi; ++x) {
-      const int64_t i2 = x - (x0 - 2);
-      const float* fc = Fc + x * P;
-      const float* nz = Nc != nullptr ? Nc + x * P : noise_plane;
-      if (seeded) {
-        nz = halo.plane(b, c, x, R);
-        if (nz == nullptr) {
-          fill_normals(seed, cycle, philox::kStreamSpontaneous,
-                       static_cast<uint64_t>(c * V + x * P), P, noise_plane);
-          nz = noise_plane;
-        }
-      }
-      const float* wt = s + L.wt + i2 * P;
-      float* dst = x2buf + i2 * Pp + Rp + 1;
-      const Vec vdrive(drive), k001(0.001f);
-      if (c < 32) {
-        const float* f = s + L.fk[c % 4] + i2 * P;
-        for (int64_t y = 0; y < R; ++y) {
-          const int64_t r = y * R;
-          for_vectors(R, [&](int64_t z, int64_t n) {
-            Vec x1v = load(fc + r + z, n) * load(f + r + z, n);
-            Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
-            store(x2v, dst + y * Rp + z, n);
-          });
-        }
-      } else {
-        const float* fm = s + L.fm + i2 * P;
-        const float* fprev = fc - V;  // channel c-1, used for c > 32
-        const bool shift = c > 32;
-        for (int64_t y = 0; y < R; ++y) {
-          const int64_t r = y * R;
-          for_vectors(R, [&](int64_t z, int64_t n) {
-            // T[c] = 0.85 T[c] + 0.15 T[c-1], both from the decayed products
-            Vec m = load(fm + r + z, n);
-            Vec x1v = Vec(0.85f) * (load(fc + r + z, n) * m);
-            if (shift) x1v = x1v + Vec(0.15f) * (load(fprev + r + z, n) * m);
-            Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
-            store(x2v, dst + y * Rp + z, n);
-          });
-        }
+  const float* Fc = S.F + c * V;
+  const float* Nc = seeded ? nullptr : S.noise + c * V;
+  // items 1-2: X2 = decay/shift(F) + (0.001 eps + 0.001 wave) * drive, on planes of halo 2.
+  for (int64_t x = h2lo; x < h2hi; ++x) {
+    const int64_t i2 = x - (x0 - 2);
+    const float* fc = Fc + x * P;
+    const float* nz = Nc != nullptr ? Nc + x * P : noise_plane;
+    if (seeded) {
+      nz = halo.plane(b, c, x, R);
+      if (nz == nullptr) {
+        fill_normals(seed, cycle, philox::kStreamSpontaneous,
+                     static_cast<uint64_t>(c * V + x * P), P, noise_plane);
+        nz = noise_plane;
       }
     }
-    // item 3: X3 = X2 + sum_a laplacian_a(X2) * dif[a]; item 4: Aq = tanh(X3 * pl0). Halo 1.
-    for (int64_t x = h1lo; x < h1hi; ++x) {
-      const int64_t i1 = x - (x0 - 1);
-      const bool interior = x >= x0 && x < x1;
-      const float* c2 = x2buf + (i1 + 1) * Pp + Rp + 1;
-      const float* dif0 = s + L.dif[0] + i1 * P;
-      const float* dif1 = s + L.dif[1] + i1 * P;
-      const float* dif2 = s + L.dif[2] + i1 * P;
-      const float* pl0 = s + L.pl0 + i1 * P;
-      float* aq = aqbuf + i1 * Pp + Rp + 1;
-      for (int64_t y = 0; y < R; ++y) {
-        const int64_t r = y * R;
-        const float* cr = c2 + y * Rp;
-        float* x3row = interior ? s + L.x3 + (x - x0) * P + r : s + L.row;
-        for_vectors(R, [&](int64_t z, int64_t n) {
-          Vec cv = load(cr + z, n);
-          Vec two_c = cv + cv;
-          Vec lx = (load(cr + z - Pp, n) + load(cr + z + Pp, n)) - two_c;
-          Vec ly = (load(cr + z - Rp, n) + load(cr + z + Rp, n)) - two_c;
-          Vec lz = (load(cr + z - 1, n) + load(cr + z + 1, n)) - two_c;
-          Vec x3 = ((cv + lx * load(dif0 + r + z, n)) + ly * load(dif1 + r + z, n)) +
-                   lz * load(dif2 + r + z, n);
-          store(x3, x3row + z, n);
-          store(tanh_(x3 * load(pl0 + r + z, n)), aq + y * Rp + z, n);
-        });
-      }
-      // Box sums of Aq: along z into sz (rows padded in y), then along y into syz.
-      float* syz = s + L.syz + i1 * P;
-      for (int64_t y = 0; y < R; ++y) {
-        const float* a = aq + y * Rp;
-        float* o = sz + (y + 1) * R;
-        for_vectors(R, [&](int64_t z, int64_t n) {
-          store((load(a + z - 1, n) + load(a + z, n)) + load(a + z + 1, n), o + z, n);
-        });
-      }
-      for (int64_t y = 0; y < R; ++y) {
-        const float* a = sz + y * R;
-        float* o = syz + y * R;
-        for_vectors(R, [&](int64_t z, int64_t n) {
-          store((load(a + z, n) + load(a + R + z, n)) + load(a + 2 * R + z, n), o + z, n);
-        });
-      }
-    }
-    // item 4: X4 = X3 + 0.1 * (box27(Aq) - Aq) * mean(cw) * pl1; item 5 sums; item 7 repair.
-    float* acc_abs = s + L.acc[0];
-    float* acc_sum = s + L.acc[1];
-    float* acc_sq = s + L.acc[2];
-    float* acc_small = s + L.acc[3];
-    for (int64_t x = x0; x < x1; ++x) {
-      const int64_t i0 = x - x0;
-      const float* s0 = s + L.syz + i0 * P;
-      const float* s1 = s0 + P;
-      const float* s2 = s1 + P;
-      const float* aq = aqbuf + (i0 + 1) * Pp + Rp + 1;
-      const float* x3 = s + L.x3 + i0 * P;
-      const float* cc = s + L.cc + i0 * P;
-      float* o = out + c * V + x * P;
-      const int64_t a0 = i0 * P;
+    const float* wt = s + L.wt + i2 * P;
+    float* dst = x2buf + i2 * Pp + Rp + 1;
+    const Vec vdrive(drive), k001(0.001f);
+    if (c < 32) {
+      const float* f = s + L.fk[c % 4] + i2 * P;
       for (int64_t y = 0; y < R; ++y) {
         const int64_t r = y * R;
         for_vectors(R, [&](int64_t z, int64_t n) {
-          const int64_t k = r + z;
-          Vec box = (load(s0 + k, n) + load(s1 + k, n)) + load(s2 + k, n);
-          Vec nb = Vec(0.1f) * (box - load(aq + y * Rp + z, n));
-          Vec x4 = load(x3 + k, n) + nb * load(cc + k, n);
-          Vec ax = x4.abs();
-          store(load(acc_abs + a0 + k, n) + ax, acc_abs + a0 + k, n);
-          store(load(acc_sum + a0 + k, n) + x4, acc_sum + a0 + k, n);
-          store(load(acc_sq + a0 + k, n) + x4 * x4, acc_sq + a0 + k, n);
-          store(add_if_small(load(acc_small + a0 + k, n), ax), acc_small + a0 + k, n);
-          Vec fixed = repair(x4);
-          if (n < kW) {  // keep the padding lanes of the tail out of the max
-            float tmp[kW] = {};
-            fixed.store(tmp, n);
-            fixed = Vec::loadu(tmp);
-          }
-          vmax = max_plain(vmax, fixed.abs());
-          store(fixed, o + k, n);
+          Vec x1v = load(fc + r + z, n) * load(f + r + z, n);
+          Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
+          store(x2v, dst + y * Rp + z, n);
+        });
+      }
+    } else {
+      const float* fm = s + L.fm + i2 * P;
+      const float* fprev = fc - V;  // channel c-1, used for c > 32
+      const bool shift = c > 32;
+      for (int64_t y = 0; y < R; ++y) {
+        const int64_t r = y * R;
+        for_vectors(R, [&](int64_t z, int64_t n) {
+          // T[c] = 0.85 T[c] + 0.15 T[c-1], both from the decayed products
+          Vec m = load(fm + r + z, n);
+          Vec x1v = Vec(0.85f) * (load(fc + r + z, n) * m);
+          if (shift) x1v = x1v + Vec(0.15f) * (load(fprev + r + z, n) * m);
+          Vec x2v = x1v + (k001 * load(nz + r + z, n) + load(wt + r + z, n)) * vdrive;
+          store(x2v, dst + y * Rp + z, n);
         });
       }
     }
   }
+}
 
+// Items 3-4 of the channel whose X2 is in scratch: X3 = X2 + sum_a laplacian_a(X2) * dif[a]
+// and Aq = tanh(X3 * pl0) on the planes of halo 1, then Aq's box sums along z and y.
+void diffuse_and_box(const Slab& S) {
+  const Pass1Layout& L = S.L;
+  float* s = S.s;
+  const int64_t R = S.R, P = S.P, Rp = S.Rp, Pp = S.Pp, x0 = S.x0, x1 = S.x1;
+  const int64_t h1lo = S.h1lo, h1hi = S.h1hi;
+  const float* x2buf = s + L.x2;
+  float* aqbuf = s + L.aq;
+  float* sz = s + L.sz;
+  // item 3: X3 = X2 + sum_a laplacian_a(X2) * dif[a]; item 4: Aq = tanh(X3 * pl0). Halo 1.
+  for (int64_t x = h1lo; x < h1hi; ++x) {
+    const int64_t i1 = x - (x0 - 1);
+    const bool interior = x >= x0 && x < x1;
+    const float* c2 = x2buf + (i1 + 1) * Pp + Rp + 1;
+    const float* dif0 = s + L.dif[0] + i1 * P;
+    const float* dif1 = s + L.dif[1] + i1 * P;
+    const float* dif2 = s + L.dif[2] + i1 * P;
+    const float* pl0 = s + L.pl0 + i1 * P;
+    float* aq = aqbuf + i1 * Pp + Rp + 1;
+    for (int64_t y = 0; y < R; ++y) {
+      const int64_t r = y * R;
+      const float* cr = c2 + y * Rp;
+      float* x3row = interior ? s + L.x3 + (x - x0) * P + r : s + L.row;
+      for_vectors(R, [&](int64_t z, int64_t n) {
+        Vec cv = load(cr + z, n);
+        Vec two_c = cv + cv;
+        Vec lx = (load(cr + z - Pp, n) + load(cr + z + Pp, n)) - two_c;
+        Vec ly = (load(cr + z - Rp, n) + load(cr + z + Rp, n)) - two_c;
+        Vec lz = (load(cr + z - 1, n) + load(cr + z + 1, n)) - two_c;
+        Vec x3 = ((cv + lx * load(dif0 + r + z, n)) + ly * load(dif1 + r + z, n)) +
+                 lz * load(dif2 + r + z, n);
+        store(x3, x3row + z, n);
+        store(tanh_(x3 * load(pl0 + r + z, n)), aq + y * Rp + z, n);
+      });
+    }
+    // Box sums of Aq: along z into sz (rows padded in y), then along y into syz.
+    float* syz = s + L.syz + i1 * P;
+    for (int64_t y = 0; y < R; ++y) {
+      const float* a = aq + y * Rp;
+      float* o = sz + (y + 1) * R;
+      for_vectors(R, [&](int64_t z, int64_t n) {
+        store((load(a + z - 1, n) + load(a + z, n)) + load(a + z + 1, n), o + z, n);
+      });
+    }
+    for (int64_t y = 0; y < R; ++y) {
+      const float* a = sz + y * R;
+      float* o = syz + y * R;
+      for_vectors(R, [&](int64_t z, int64_t n) {
+        store((load(a + z, n) + load(a + R + z, n)) + load(a + 2 * R + z, n), o + z, n);
+      });
+    }
+  }
+}
+
+// Item 4 for channel c: X4 = X3 + 0.1 * (box27(Aq) - Aq) * mean(cw) * pl1 into the slab's
+// planes of out; item 5's sums over channels; item 7's repair; vmax = max |X4| so far.
+void couple_and_accumulate(const Slab& S, int64_t c, Vec& vmax) {
+  const Pass1Layout& L = S.L;
+  float* s = S.s;
+  const int64_t R = S.R, P = S.P, Rp = S.Rp, Pp = S.Pp, V = S.V, x0 = S.x0, x1 = S.x1;
+  const float* aqbuf = s + L.aq;
+  float* out = S.out;
+  // item 4: X4 = X3 + 0.1 * (box27(Aq) - Aq) * mean(cw) * pl1; item 5 sums; item 7 repair.
+  float* acc_abs = s + L.acc[0];
+  float* acc_sum = s + L.acc[1];
+  float* acc_sq = s + L.acc[2];
+  float* acc_small = s + L.acc[3];
+  for (int64_t x = x0; x < x1; ++x) {
+    const int64_t i0 = x - x0;
+    const float* s0 = s + L.syz + i0 * P;
+    const float* s1 = s0 + P;
+    const float* s2 = s1 + P;
+    const float* aq = aqbuf + (i0 + 1) * Pp + Rp + 1;
+    const float* x3 = s + L.x3 + i0 * P;
+    const float* cc = s + L.cc + i0 * P;
+    float* o = out + c * V + x * P;
+    const int64_t a0 = i0 * P;
+    for (int64_t y = 0; y < R; ++y) {
+      const int64_t r = y * R;
+      for_vectors(R, [&](int64_t z, int64_t n) {
+        const int64_t k = r + z;
+        Vec box = (load(s0 + k, n) + load(s1 + k, n)) + load(s2 + k, n);
+        Vec nb = Vec(0.1f) * (box - load(aq + y * Rp + z, n));
+        Vec x4 = load(x3 + k, n) + nb * load(cc + k, n);
+        Vec ax = x4.abs();
+        store(load(acc_abs + a0 + k, n) + ax, acc_abs + a0 + k, n);
+        store(load(acc_sum + a0 + k, n) + x4, acc_sum + a0 + k, n);
+        store(load(acc_sq + a0 + k, n) + x4 * x4, acc_sq + a0 + k, n);
+        store(add_if_small(load(acc_small + a0 + k, n), ax), acc_small + a0 + k, n);
+        Vec fixed = repair(x4);
+        if (n < kW) {  // keep the padding lanes of the tail out of the max
+          float tmp[kW] = {};
+          fixed.store(tmp, n);
+          fixed = Vec::loadu(tmp);
+        }
+        vmax = max_plain(vmax, fixed.abs());
+        store(fixed, o + k, n);
+      });
+    }
+  }
+}
+
+// Item 5: self-modification of the dynamics channels; item 7: their repair and clamp(-5, 5).
+void self_modify(const Slab& S, float ef_max, float ef_weight) {
+  const Pass1Layout& L = S.L;
+  const float* s = S.s;
+  const int64_t P = S.P, V = S.V, x0 = S.x0, x1 = S.x1;
+  const float *D = S.D, *ef = S.ef;
+  float* out = S.out;
+  const float explore = S.sc[2], sigma = S.sc[3];
+  const bool has_ef = S.sc[4] > 0.5f;
   // item 5: self-modification of the dynamics channels; item 7: repair and clamp(-5, 5).
   for (int64_t x = x0; x < x1; ++x) {
     const int64_t i0 = x - x0;
@@ -458,7 +523,20 @@ float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, floa
       }
     });
   }
+}
 
+float pass1_slab(const FieldStepView& v, int64_t b, int64_t x0, int64_t x1, float ef_max,
+                 float ef_weight, const HaloNoise& halo, float* s) {
+  const Slab S(v, b, x0, x1, s);
+  clear_slab_scratch(S);
+  dynamics_coefficients(S);
+  Vec vmax(0.f);
+  for (int64_t c = 0; c < kActivity; ++c) {
+    decay_and_drive(S, c, halo);
+    diffuse_and_box(S);
+    couple_and_accumulate(S, c, vmax);
+  }
+  self_modify(S, ef_max, ef_weight);
   float tmp[kW];
   vmax.store(tmp);
   float mx = 0.f;

@@ -76,44 +76,68 @@ void plane_maps(const ImprintArrays& a, int64_t b, int64_t x) {
   a.plane_argmax[b * a.plane_argmax_stride + x] = static_cast<int32_t>(x * P + best_i);
 }
 
-// Everything of step 4 after the maps, for one robot with input.
-void imprint_robot(const ImprintArrays& a, int64_t b) {
-  const int64_t R = a.resolution, V = R * R * R, S = a.sensory_dim;
-  const int Ri = static_cast<int>(R), Si = static_cast<int>(S);
-  const ImprintScratchLayout layout{V, S, R};
-  float* row = a.scratch + b * a.scratch_stride;
-  const float* act = row + layout.act();
-  const float* fp = row + layout.fp();
-  float* res = row + layout.res();
-  float* p = row + layout.pattern();
-  const int64_t* facts = a.facts + b * a.facts_stride;
+// One robot's sizes and its rows of the scratch and the facts.
+struct ImprintRobotRows {
+  ImprintRobotRows(const ImprintArrays& a, int64_t b)
+      : b(b),
+        R(a.resolution),
+        V(R * R * R),
+        S(a.sensory_dim),
+        Ri(static_cast<int>(R)),
+        Si(static_cast<int>(S)),
+        layout{V, S, R},
+        row(a.scratch + b * a.scratch_stride),
+        act(row + layout.act()),
+        fp(row + layout.fp()),
+        res(row + layout.res()),
+        p(row + layout.pattern()),
+        facts(a.facts + b * a.facts_stride),
+        map_loc(a.map_loc + b * imprint::kMapCapacity * 3) {}
 
-  // 1. Strength.
+  int64_t b, R, V, S;
+  int Ri, Si;
+  ImprintScratchLayout layout;
+  float* row;
+  const float* act;
+  const float* fp;
+  float* res;
+  float* p;  // the unit pattern
+  const int64_t* facts;
+  int64_t* map_loc;  // the remembered places, 3 per slot
+};
+
+// 1. Strength, also written to the op's strength output.
+float imprint_strength_of(const ImprintArrays& a, int64_t b) {
   auto drive = [&](int term) { return a.drive[term][b * a.drive_stride[term]]; };
   const float s = imprint::strength(a.values[b * a.values_stride + kValueReward],
                                     drive(kDrivePrevImp), drive(kDrivePrevAmp), drive(kDriveHasEf),
                                     drive(kDriveBoost), drive(kDriveConf));
   a.strength[b * a.strength_stride] = s;
+  return s;
+}
 
-  // 2. The unit pattern.
-  const float* in = a.sensors + b * a.sensors_stride;
-  const float denom = imprint::norm(in, Si) + 1e-8f;
-  for (int64_t j = 0; j < S; ++j) p[j] = in[j] / denom;
-  float p_norm = imprint::norm(p, Si);
+// 2. The unit pattern into r.p; returns its norm (at least kCosineEps).
+float imprint_unit_pattern(const ImprintArrays& a, const ImprintRobotRows& r) {
+  const float* in = a.sensors + r.b * a.sensors_stride;
+  const float denom = imprint::norm(in, r.Si) + 1e-8f;
+  for (int64_t j = 0; j < r.S; ++j) r.p[j] = in[j] / denom;
+  float p_norm = imprint::norm(r.p, r.Si);
   p_norm = p_norm > imprint::kCosineEps ? p_norm : imprint::kCosineEps;
+  return p_norm;
+}
 
-  // 4. Existing: the most similar remembered pattern whose place is not crowded.
-  const int64_t count = facts[kFactMapCount];
+// 4. Existing: the most similar remembered pattern whose place is not crowded; -1 for none.
+int64_t imprint_existing_slot(const ImprintArrays& a, const ImprintRobotRows& r, float p_norm,
+                              int64_t count) {
   const int64_t valid = count < imprint::kMapCapacity ? count : imprint::kMapCapacity;
-  const float* map = a.map_data + b * imprint::kMapCapacity * S;
-  int64_t* map_loc = a.map_loc + b * imprint::kMapCapacity * 3;
+  const float* map = a.map_data + r.b * imprint::kMapCapacity * r.S;
   float best_cos = 0.0f;
   int64_t best_slot = -1;
   for (int64_t j = 0; j < valid; ++j) {
-    const float c = imprint::cosine(p, p_norm, map + j * S, Si);
+    const float c = imprint::cosine(r.p, p_norm, map + j * r.S, r.Si);
     if (!(c > imprint::kExistingCos)) continue;
-    const int64_t* l = map_loc + j * 3;
-    if (!(imprint::box_mean(act, Ri, static_cast<int>((l[0] * R + l[1]) * R + l[2])) <
+    const int64_t* l = r.map_loc + j * 3;
+    if (!(imprint::box_mean(r.act, r.Ri, static_cast<int>((l[0] * r.R + l[1]) * r.R + l[2])) <
           imprint::kExistingCrowded))
       continue;
     if (best_slot < 0 || c > best_cos) {
@@ -121,61 +145,64 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
       best_slot = j;
     }
   }
+  return best_slot;
+}
 
-  // 5. Resonant, on the projection's support and its +-1 neighbourhood (not needed when a
-  // remembered place was found: that one wins).
+// 5. Resonant, on the projection's support and its +-1 neighbourhood: the first maximum of the
+// smoothed resonance (-inf when nothing is on the support) and its voxel.
+struct ImprintResonance {
   float best_sm = -std::numeric_limits<float>::infinity();
-  int64_t res_loc = 0;
-  if (best_slot < 0) {
-    for (int32_t k = 0; k < a.n_support; ++k) {
-      const int32_t v = a.support_voxel[k];
-      res[v] =
-          imprint::scalar_cosine(imprint::projection(p, a.entry_sensor, a.entry_weight,
-                                                     a.support_begin[k], a.support_begin[k + 1]),
-                                 fp[v]);
-    }
-    for (int32_t k = 0; k < a.n_dilated; ++k) {
-      const int32_t v = a.dilated_voxel[k];
-      const float sm = imprint::smoothed(res, Ri, v);
-      if (sm > best_sm) {
-        best_sm = sm;
-        res_loc = v;
-      }
+  int64_t loc = 0;
+};
+
+ImprintResonance imprint_resonant_place(const ImprintArrays& a, const ImprintRobotRows& r) {
+  for (int32_t k = 0; k < a.n_support; ++k) {
+    const int32_t v = a.support_voxel[k];
+    r.res[v] =
+        imprint::scalar_cosine(imprint::projection(r.p, a.entry_sensor, a.entry_weight,
+                                                   a.support_begin[k], a.support_begin[k + 1]),
+                               r.fp[v]);
+  }
+  ImprintResonance best;
+  for (int32_t k = 0; k < a.n_dilated; ++k) {
+    const int32_t v = a.dilated_voxel[k];
+    const float sm = imprint::smoothed(r.res, r.Ri, v);
+    if (sm > best.best_sm) {
+      best.best_sm = sm;
+      best.loc = v;
     }
   }
-  const bool accepted = best_sm > imprint::kResonantAccept;
+  return best;
+}
 
-  // 6. Empty: the first maximum over the planes' first maxima.
-  const float* plane_max = row + layout.plane_max();
-  const int32_t* plane_arg = a.plane_argmax + b * a.plane_argmax_stride;
+// 6. Empty: the first maximum over the planes' first maxima.
+int64_t imprint_empty_place(const ImprintArrays& a, const ImprintRobotRows& r) {
+  const float* plane_max = r.row + r.layout.plane_max();
+  const int32_t* plane_arg = a.plane_argmax + r.b * a.plane_argmax_stride;
   int64_t empty_x = 0;
-  for (int64_t x = 1; x < R; ++x) {
+  for (int64_t x = 1; x < r.R; ++x) {
     if (plane_max[x] > plane_max[empty_x]) empty_x = x;
   }
-  const int64_t empty_loc = plane_arg[empty_x];
+  return plane_arg[empty_x];
+}
 
-  // 7. Choose; mark a place taken by the empty strategy.
-  int64_t loc = 0;
-  if (best_slot >= 0) {
-    const int64_t* l = map_loc + best_slot * 3;
-    loc = (l[0] * R + l[1]) * R + l[2];
-  } else if (accepted) {
-    loc = res_loc;
-  } else {
-    loc = empty_loc;
-    a.occ[b * V + loc] = 1.0f;
-  }
-
-  // 8. Remember the pattern and its place (slot count mod 100; the host advances the count).
-  const int64_t lx = loc / (R * R), ly = (loc / R) % R, lz = loc % R;
+// 8. Remember the pattern and its place (slot count mod 100; the host advances the count).
+void imprint_remember(const ImprintArrays& a, const ImprintRobotRows& r, int64_t count, int64_t lx,
+                      int64_t ly, int64_t lz) {
   const int64_t slot = count % imprint::kMapCapacity;
-  for (int64_t j = 0; j < S; ++j) a.map_data[(b * imprint::kMapCapacity + slot) * S + j] = p[j];
-  map_loc[slot * 3 + 0] = lx;
-  map_loc[slot * 3 + 1] = ly;
-  map_loc[slot * 3 + 2] = lz;
+  for (int64_t j = 0; j < r.S; ++j) {
+    a.map_data[(r.b * imprint::kMapCapacity + slot) * r.S + j] = r.p[j];
+  }
+  r.map_loc[slot * 3 + 0] = lx;
+  r.map_loc[slot * 3 + 1] = ly;
+  r.map_loc[slot * 3 + 2] = lz;
+}
 
-  // 9. The blob on all 64 channels.
-  float* F = a.field + b * 64 * V;
+// 9. The blob of strength s around (lx, ly, lz) on all 64 channels.
+void imprint_blob(const ImprintArrays& a, const ImprintRobotRows& r, float s, int64_t lx,
+                  int64_t ly, int64_t lz) {
+  const int64_t R = r.R, V = r.V;
+  float* F = a.field + r.b * 64 * V;
   for (int i = 0; i < imprint::kBlobVoxels; ++i) {
     int dx = 0, dy = 0, dz = 0;
     imprint::blob_offset(i, dx, dy, dz);
@@ -185,6 +212,36 @@ void imprint_robot(const ImprintArrays& a, int64_t b) {
     const int64_t v = (x * R + y) * R + z;
     for (int64_t c = 0; c < 64; ++c) F[c * V + v] += add;
   }
+}
+
+// Everything of step 4 after the maps, for one robot with input.
+void imprint_robot(const ImprintArrays& a, int64_t b) {
+  const ImprintRobotRows r(a, b);
+  const float s = imprint_strength_of(a, b);
+  const float p_norm = imprint_unit_pattern(a, r);
+  const int64_t count = r.facts[kFactMapCount];
+  const int64_t best_slot = imprint_existing_slot(a, r, p_norm, count);
+  // A remembered place wins: the resonant map is not needed then.
+  const ImprintResonance resonance =
+      best_slot < 0 ? imprint_resonant_place(a, r) : ImprintResonance{};
+  const bool accepted = resonance.best_sm > imprint::kResonantAccept;
+  const int64_t empty_loc = imprint_empty_place(a, r);
+
+  // 7. Choose; mark a place taken by the empty strategy.
+  const int64_t R = r.R;
+  int64_t loc = 0;
+  if (best_slot >= 0) {
+    const int64_t* l = r.map_loc + best_slot * 3;
+    loc = (l[0] * R + l[1]) * R + l[2];
+  } else if (accepted) {
+    loc = resonance.loc;
+  } else {
+    loc = empty_loc;
+    a.occ[b * r.V + loc] = 1.0f;
+  }
+  const int64_t lx = loc / (R * R), ly = (loc / R) % R, lz = loc % R;
+  imprint_remember(a, r, count, lx, ly, lz);
+  imprint_blob(a, r, s, lx, ly, lz);
 }
 
 }  // namespace

@@ -152,6 +152,12 @@ int launch(const AttractorRecordArgs& a, void* stream) {
 }
 
 int launch(const AttractorPullArgs& a, void* stream) {
+  // Step 6's store first (the CPU kernel fuses it into the pull's first pass; here it stays
+  // the record kernel, one launch in the same stream, so the graph's launches are unchanged).
+  if (a.slot != nullptr) {
+    const int stored = launch(a.record(), stream);
+    if (stored != 0) return stored;
+  }
   float* field = a.field;
   const float *bank = a.bank, *weights = a.weights;
   double* workspace = a.workspace;

@@ -150,6 +150,145 @@ __global__ void imprint_plane_max_v2_kernel(ImprintArrays a) {
   }
 }
 
+// Launch 2's view of one robot: its sizes and its rows of the scratch, the facts and the map.
+struct RobotRows {
+  __device__ RobotRows(const ImprintArrays& a, int b)
+      : b(b),
+        R(static_cast<int>(a.resolution)),
+        V(R * R * R),
+        S(static_cast<int>(a.sensory_dim)),
+        layout{V, a.sensory_dim, R},
+        row(a.scratch + static_cast<int64_t>(b) * a.scratch_stride),
+        act(row + layout.act()),
+        fp(row + layout.fp()),
+        res(row + layout.res()),
+        p(row + layout.pattern()),
+        facts(a.facts + static_cast<int64_t>(b) * a.facts_stride),
+        map(a.map_data + static_cast<int64_t>(b) * kMapCapacity * S),
+        map_loc(a.map_loc + static_cast<int64_t>(b) * kMapCapacity * 3) {}
+
+  int b, R, V, S;
+  ImprintScratchLayout layout;
+  float* row;
+  const float* act;
+  const float* fp;
+  float* res;
+  float* p;  // the unit pattern
+  const int64_t* facts;
+  float* map;        // the remembered patterns, S per slot
+  int64_t* map_loc;  // their places, 3 per slot
+};
+
+// 1-2. Strength and the unit pattern, by thread 0 alone (S is small and the order fixed):
+// the strength is also written to the op's output; the pattern goes to r.p.
+__device__ void strength_and_pattern(const ImprintArrays& a, const RobotRows& r, float& s_strength,
+                                     float& s_p_norm) {
+  const int64_t b = r.b;
+  auto drive = [&](int term) { return a.drive[term][b * a.drive_stride[term]]; };
+  const float s =
+      strength(a.values[b * a.values_stride + kValueReward], drive(kDrivePrevImp),
+               drive(kDrivePrevAmp), drive(kDriveHasEf), drive(kDriveBoost), drive(kDriveConf));
+  a.strength[b * a.strength_stride] = s;
+  s_strength = s;
+  const float* in = a.sensors + b * a.sensors_stride;
+  const float denom = __fadd_rn(norm(in, r.S), 1e-8f);
+  for (int j = 0; j < r.S; ++j) r.p[j] = __fdiv_rn(in[j], denom);
+  const float pn = norm(r.p, r.S);
+  s_p_norm = pn > kCosineEps ? pn : kCosineEps;
+}
+
+// 4. Existing: the block's most similar remembered pattern whose place is not crowded
+// (INT_MAX for none), the same in every thread.
+template <int Threads>
+__device__ int existing_slot(const RobotRows& r, int64_t count, float p_norm, float* sv, int* si) {
+  const int t = threadIdx.x, R = r.R, S = r.S;
+  const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
+  float cos_best = -FLT_MAX;
+  int slot_best = INT_MAX;
+  for (int j = t; j < valid; j += Threads) {
+    const float c = cosine(r.p, p_norm, r.map + j * S, S);
+    const int64_t* l = r.map_loc + j * 3;
+    const int v = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
+    if (c > kExistingCos && box_mean(r.act, R, v) < kExistingCrowded &&
+        beats(c, j, cos_best, slot_best)) {
+      cos_best = c;
+      slot_best = j;
+    }
+  }
+  block_argmax<Threads>(cos_best, slot_best, sv, si);
+  return slot_best;
+}
+
+// 5. Resonant, on the projection's support, smoothed on its neighbourhood: the block's first
+// maximum (sm_best, sm_loc), the same in every thread.
+template <int Threads>
+__device__ void resonant_place(const ImprintArrays& a, const RobotRows& r, float* sv, int* si,
+                               float& sm_best, int& sm_loc) {
+  const int t = threadIdx.x;
+  for (int k = t; k < a.n_support; k += Threads) {
+    const int v = a.support_voxel[k];
+    r.res[v] = scalar_cosine(
+        projection(r.p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
+        r.fp[v]);
+  }
+  __syncthreads();
+  for (int k = t; k < a.n_dilated; k += Threads) {
+    const int v = a.dilated_voxel[k];
+    const float sm = smoothed(r.res, r.R, v);
+    if (beats(sm, v, sm_best, sm_loc)) {
+      sm_best = sm;
+      sm_loc = v;
+    }
+  }
+  block_argmax<Threads>(sm_best, sm_loc, sv, si);
+}
+
+// 6-8. Empty, the choice, occ and the map slot's place, by thread 0 alone; returns the place.
+__device__ int choose_place(const ImprintArrays& a, const RobotRows& r, int64_t count,
+                            int slot_best, float sm_best, int sm_loc) {
+  const int R = r.R;
+  const float* plane_max = r.row + r.layout.plane_max();
+  const int32_t* plane_arg = a.plane_argmax + static_cast<int64_t>(r.b) * a.plane_argmax_stride;
+  int empty_x = 0;
+  for (int x = 1; x < R; ++x) {
+    if (plane_max[x] > plane_max[empty_x]) empty_x = x;
+  }
+  int loc;
+  if (slot_best != INT_MAX) {
+    const int64_t* l = r.map_loc + slot_best * 3;
+    loc = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
+  } else if (sm_best > kResonantAccept) {
+    loc = sm_loc;
+  } else {
+    loc = plane_arg[empty_x];
+    a.occ[static_cast<int64_t>(r.b) * r.V + loc] = 1.0f;
+  }
+  const int slot = static_cast<int>(count % kMapCapacity);
+  r.map_loc[slot * 3 + 0] = loc / (R * R);
+  r.map_loc[slot * 3 + 1] = (loc / R) % R;
+  r.map_loc[slot * 3 + 2] = loc % R;
+  return loc;
+}
+
+// 9. The blob of strength `strength_value` around `loc` on all 64 channels (threads over
+// channel x offset).
+template <int Threads>
+__device__ void add_blob(const ImprintArrays& a, const RobotRows& r, int loc,
+                         float strength_value) {
+  const int t = threadIdx.x, R = r.R, V = r.V;
+  const int lx = loc / (R * R), ly = (loc / R) % R, lz = loc % R;
+  float* F = a.field + static_cast<int64_t>(r.b) * 64 * V;
+  for (int e = t; e < 64 * kBlobVoxels; e += Threads) {
+    const int c = e / kBlobVoxels, i = e % kBlobVoxels;
+    int dx, dy, dz;
+    blob_offset(i, dx, dy, dz);
+    const int x = lx + dx, y = ly + dy, z = lz + dz;
+    if (x < 0 || x >= R || y < 0 || y >= R || z < 0 || z >= R) continue;
+    float* f = F + c * V + (x * R + y) * R + z;
+    *f = __fadd_rn(*f, __fmul_rn(strength_value, a.blob_weight[i]));
+  }
+}
+
 // 2. One block of Threads threads per robot (v1: 256; v2: 1024, so the resonant smoothing's
 // 27-voxel sums and the blob take a quarter of the steps each; the same bits: each result is
 // one thread's, and every argmax is a first maximum).
@@ -160,120 +299,26 @@ __device__ void imprint_robot(const ImprintArrays& a) {
     if (t == 0) a.strength[static_cast<int64_t>(b) * a.strength_stride] = 0.0f;
     return;
   }
-  const int R = static_cast<int>(a.resolution), V = R * R * R, S = static_cast<int>(a.sensory_dim);
-  const ImprintScratchLayout layout{V, a.sensory_dim, R};
-  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
-  const float* act = row + layout.act();
-  const float* fp = row + layout.fp();
-  float* res = row + layout.res();
-  float* p = row + layout.pattern();
-  const int64_t* facts = a.facts + static_cast<int64_t>(b) * a.facts_stride;
-  float* map = a.map_data + static_cast<int64_t>(b) * kMapCapacity * S;
-  int64_t* map_loc = a.map_loc + static_cast<int64_t>(b) * kMapCapacity * 3;
+  const RobotRows r(a, b);
   __shared__ float sv[Threads];
   __shared__ int si[Threads];
   __shared__ float s_strength, s_p_norm;
   __shared__ int s_loc;
 
-  // 1-2. Strength and the unit pattern (one thread: S is small and the order fixed).
-  if (t == 0) {
-    auto drive = [&](int term) {
-      return a.drive[term][static_cast<int64_t>(b) * a.drive_stride[term]];
-    };
-    const float s =
-        strength(a.values[static_cast<int64_t>(b) * a.values_stride + kValueReward],
-                 drive(kDrivePrevImp), drive(kDrivePrevAmp), drive(kDriveHasEf), drive(kDriveBoost),
-                 drive(kDriveConf));
-    a.strength[static_cast<int64_t>(b) * a.strength_stride] = s;
-    s_strength = s;
-    const float* in = a.sensors + static_cast<int64_t>(b) * a.sensors_stride;
-    const float denom = __fadd_rn(norm(in, S), 1e-8f);
-    for (int j = 0; j < S; ++j) p[j] = __fdiv_rn(in[j], denom);
-    const float pn = norm(p, S);
-    s_p_norm = pn > kCosineEps ? pn : kCosineEps;
-  }
+  if (t == 0) strength_and_pattern(a, r, s_strength, s_p_norm);
   __syncthreads();
-
-  // 4. Existing.
-  const int64_t count = facts[kFactMapCount];
-  const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
-  float cos_best = -FLT_MAX;
-  int slot_best = INT_MAX;
-  for (int j = t; j < valid; j += Threads) {
-    const float c = cosine(p, s_p_norm, map + j * S, S);
-    const int64_t* l = map_loc + j * 3;
-    const int v = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
-    if (c > kExistingCos && box_mean(act, R, v) < kExistingCrowded &&
-        beats(c, j, cos_best, slot_best)) {
-      cos_best = c;
-      slot_best = j;
-    }
-  }
-  block_argmax<Threads>(cos_best, slot_best, sv, si);
-
-  // 5. Resonant (not needed when a remembered place was found: that one wins; slot_best is
-  // the same in every thread, so the whole block takes the same branch).
+  const int64_t count = r.facts[kFactMapCount];
+  const int slot_best = existing_slot<Threads>(r, count, s_p_norm, sv, si);
+  // Resonant only when no remembered place was found (that one wins); slot_best is the same in
+  // every thread, so the whole block takes the same branch.
   float sm_best = -FLT_MAX;
   int sm_loc = INT_MAX;
-  if (slot_best == INT_MAX) {
-    for (int k = t; k < a.n_support; k += Threads) {
-      const int v = a.support_voxel[k];
-      res[v] = scalar_cosine(
-          projection(p, a.entry_sensor, a.entry_weight, a.support_begin[k], a.support_begin[k + 1]),
-          fp[v]);
-    }
-    __syncthreads();
-    for (int k = t; k < a.n_dilated; k += Threads) {
-      const int v = a.dilated_voxel[k];
-      const float sm = smoothed(res, R, v);
-      if (beats(sm, v, sm_best, sm_loc)) {
-        sm_best = sm;
-        sm_loc = v;
-      }
-    }
-    block_argmax<Threads>(sm_best, sm_loc, sv, si);
-  }
-
-  // 6-8. Empty, the choice, occ and the map slot.
-  if (t == 0) {
-    const float* plane_max = row + layout.plane_max();
-    const int32_t* plane_arg = a.plane_argmax + static_cast<int64_t>(b) * a.plane_argmax_stride;
-    int empty_x = 0;
-    for (int x = 1; x < R; ++x) {
-      if (plane_max[x] > plane_max[empty_x]) empty_x = x;
-    }
-    int loc;
-    if (slot_best != INT_MAX) {
-      const int64_t* l = map_loc + slot_best * 3;
-      loc = static_cast<int>((l[0] * R + l[1]) * R + l[2]);
-    } else if (sm_best > kResonantAccept) {
-      loc = sm_loc;
-    } else {
-      loc = plane_arg[empty_x];
-      a.occ[static_cast<int64_t>(b) * V + loc] = 1.0f;
-    }
-    const int slot = static_cast<int>(count % kMapCapacity);
-    map_loc[slot * 3 + 0] = loc / (R * R);
-    map_loc[slot * 3 + 1] = (loc / R) % R;
-    map_loc[slot * 3 + 2] = loc % R;
-    s_loc = loc;
-  }
+  if (slot_best == INT_MAX) resonant_place<Threads>(a, r, sv, si, sm_best, sm_loc);
+  if (t == 0) s_loc = choose_place(a, r, count, slot_best, sm_best, sm_loc);
   __syncthreads();
   const int slot = static_cast<int>(count % kMapCapacity);
-  for (int j = t; j < S; j += Threads) map[slot * S + j] = p[j];
-
-  // 9. The blob on all 64 channels.
-  const int lx = s_loc / (R * R), ly = (s_loc / R) % R, lz = s_loc % R;
-  float* F = a.field + static_cast<int64_t>(b) * 64 * V;
-  for (int e = t; e < 64 * kBlobVoxels; e += Threads) {
-    const int c = e / kBlobVoxels, i = e % kBlobVoxels;
-    int dx, dy, dz;
-    blob_offset(i, dx, dy, dz);
-    const int x = lx + dx, y = ly + dy, z = lz + dz;
-    if (x < 0 || x >= R || y < 0 || y >= R || z < 0 || z >= R) continue;
-    float* f = F + c * V + (x * R + y) * R + z;
-    *f = __fadd_rn(*f, __fmul_rn(s_strength, a.blob_weight[i]));
-  }
+  for (int j = t; j < r.S; j += Threads) r.map[slot * r.S + j] = r.p[j];
+  add_blob<Threads>(a, r, s_loc, s_strength);
 }
 
 __global__ void imprint_robot_kernel(ImprintArrays a) { imprint_robot<kThreads>(a); }

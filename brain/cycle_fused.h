@@ -1,0 +1,42 @@
+// The fused cycle (BrainCycle::Fused: field_step "fast"): docs/cycle.md steps 1-11 through the
+// fused operators of brain/FUSED.md (brain/cycle_fused.cpp), the same numbers as the reference
+// cycle (brain/cycle_reference.h) within 1e-4, no tensor created in steady state.
+#pragma once
+
+#include "brain/cycle.h"
+#include "brain/cycle_graph.h"
+#include "brain/field_dynamics_fused.h"
+#include "brain/hierarchical_predictor_fused.h"
+#include "brain/next_input_prediction_fused.h"
+#include "brain/novelty_modulation_fused.h"
+#include "brain/prediction_error_field_fused.h"
+#include "brain/sensory_imprint_fused.h"
+
+namespace fieldbrain {
+
+class FusedCycle : public Cycle {
+ public:
+  // Builds the fused modules into the brain's parts and the read-out's scratch. Throws
+  // std::invalid_argument when the fused operators are not registered.
+  explicit FusedCycle(FieldBrainImpl& brain);
+  void run(const CycleContext& ctx) override;
+  int64_t graph_replays() const override { return graph_.replays(); }
+
+ private:
+  // The launches alone, host-free: what graph_ records once on CUDA and replays.
+  void device_cycle(const CycleContext& ctx);
+
+  FusedHierarchicalPredictor hierarchy_{nullptr};
+  FusedPredictionErrorField error_field_{nullptr};
+  FusedSensoryImprint imprint_{nullptr};
+  FusedNoveltyModulation modulation_{nullptr};
+  FusedFieldDynamics dynamics_{nullptr};
+  FusedNextInputPrediction prediction_{nullptr};
+  // The read-out of the field [B, kReadoutWidth] (brain/ops/field_readout.h), rewritten twice
+  // a cycle: after the imprint (step 5's statistics) and after step 7 (8-10's). Per-robot
+  // scratch, registered with the brain.
+  torch::Tensor readout_;
+  CycleGraph graph_;
+};
+
+}  // namespace fieldbrain

@@ -1,0 +1,153 @@
+// The legacy profile's exact stand-ins for work ATen does per value (brain/legacy/aten_sums.h,
+// field_loops.h), each against the ATen or IEEE operation it replaces, bit for bit, over many
+// inputs (edge values included): a stand-in that differs in one bit fails here, not as a
+// drifted motor hundreds of cycles into a fixture.
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_normal.h"
+#include "brain/legacy/field_loops.h"
+#include "test/support/catch.h"
+#include "test/support/cpu_kernels.h"
+#include "test/support/skip.h"
+
+namespace {
+
+using namespace fieldbrain::legacy;
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// A double of every sign and of exponents over the range Welford's deltas take (differences of
+// float-valued doubles: from float's smallest subnormal times 2^-53 to float's largest).
+double random_delta(std::mt19937_64& rng) {
+  uint64_t bits = rng();
+  const uint64_t exponent = 1023 - 220 + rng() % 350;
+  bits = (bits & 0x800FFFFFFFFFFFFFull) | (exponent << 52);
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("Welford's quotient without a division equals the division for every count",
+          "[legacy][exact]") {
+  std::mt19937_64 rng(20261128);
+  int64_t checked = 0, differing = 0;
+  for (int64_t n = 1; n <= 64; ++n) {
+    const auto nf = static_cast<double>(n);
+    std::vector<double> deltas = {0.0, -0.0, 1.0, -1.0, 3.0, 1.0 / 3.0, 0x1.fffffffffffffp-1,
+                                  static_cast<double>(std::numeric_limits<float>::max()),
+                                  static_cast<double>(std::numeric_limits<float>::denorm_min()),
+                                  static_cast<double>(std::numeric_limits<float>::min())};
+    for (int i = 0; i < 200000; ++i) deltas.push_back(random_delta(rng));
+    // the differences of nearby floats and double means, as the walk makes them
+    for (int i = 0; i < 50000; ++i) {
+      const auto v = static_cast<double>(static_cast<float>(random_delta(rng)));
+      deltas.push_back(v - v * (1.0 + static_cast<double>(rng() % 1000) * 0x1p-52));
+    }
+    for (double d : deltas) {
+      ++checked;
+      if (!same_bits(welford_quotient(d, n), d / nf)) ++differing;
+    }
+  }
+  INFO(checked << " quotients checked");
+  CHECK(checked > 10000000);
+  CHECK(differing == 0);
+}
+
+TEST_CASE("The row variances equal torch.var on rows with large, tiny and non-finite values",
+          "[legacy][exact]") {
+  at::set_num_threads(1);
+  torch::manual_seed(31);
+  const int64_t rows = 4099, C = 64;
+  for (double scale : {1e-30, 1e-3, 1.0, 1e4, 1e30}) {
+    INFO("scale " << scale);
+    torch::Tensor x = torch::randn({rows, C}) * scale + 0.25 * scale;
+    float* p = x.data_ptr<float>();
+    p[17 * C + 3] = std::numeric_limits<float>::infinity();
+    p[40 * C + 9] = std::numeric_limits<float>::quiet_NaN();
+    p[77 * C + 0] = -std::numeric_limits<float>::infinity();
+    for (int64_t n : {2, 4, 12, 47, 48, 64}) {
+      INFO("n " << n);
+      torch::Tensor expected =
+          torch::var(x.index({"...", torch::indexing::Slice(0, n)}), at::IntArrayRef{-1}, true,
+                     false)
+              .contiguous();
+      std::vector<float> out(static_cast<size_t>(rows));
+      aten_row_vars(p, rows, C, n, out.data());
+      CHECK(std::memcmp(out.data(), expected.data_ptr<float>(), sizeof(float) * rows) == 0);
+    }
+  }
+}
+
+TEST_CASE("The exact normal fill equals at::normal_ and leaves the generator as ATen leaves it",
+          "[legacy][exact]") {
+  at::set_num_threads(1);
+  const std::string capability = fieldbrain::test::aten_cpu_kernels();
+  // written from LibTorch 1.13's AVX2 kernel: there it must be taken; elsewhere it may decline
+  // (the brain then draws with ATen), as the probe decides
+  if (capability == "avx2" && TORCH_VERSION_MAJOR == 1) REQUIRE(exact_normal_available());
+  if (!exact_normal_available())
+    FIELDBRAIN_SKIP("ATen CPU capability " << capability
+                                           << ": the exact normal fill declines, ATen draws");
+  int64_t values = 0;
+  std::mt19937_64 rng(7);
+  for (int run = 0; run < 60; ++run) {
+    // sizes around ATen's blocks of 16 and the engine's 624 words, and the field's
+    int64_t n = 16 + static_cast<int64_t>(rng() % 3000);
+    if (run % 10 == 0) n = 16 * 16 * 16 * 48;
+    if (run % 10 == 1) n = 624 * 3;
+    const double mean = run % 3 == 0 ? 0.0 : static_cast<double>(rng() % 100) / 37.0 - 1.0;
+    const double std = run % 3 == 0 ? 1.0 : static_cast<double>(rng() % 100 + 1) / 23.0;
+    const uint64_t seed = rng();
+    at::Generator ours = at::make_generator<at::CPUGeneratorImpl>(seed);
+    at::Generator theirs = at::make_generator<at::CPUGeneratorImpl>(seed);
+    // start anywhere in the engine's block, and after a per-element normal (its spare kept)
+    const int64_t skip = static_cast<int64_t>(rng() % 700) + 1;
+    for (at::Generator* g : {&ours, &theirs}) {
+      torch::empty({skip}).uniform_(0, 1, *g);
+      at::randn({3}, *g, torch::kFloat32);
+    }
+    INFO("n " << n << ", mean " << mean << ", std " << std << ", skipped " << skip);
+    torch::Tensor a = torch::empty({n}, torch::kFloat32);
+    REQUIRE(exact_normal_fill(a.data_ptr<float>(), n, mean, std, ours));
+    torch::Tensor b = torch::empty({n}, torch::kFloat32).normal_(mean, std, theirs);
+    CHECK(std::memcmp(a.data_ptr<float>(), b.data_ptr<float>(), sizeof(float) * n) == 0);
+    CHECK(torch::equal(ours.get_state(), theirs.get_state()));
+    // and the next draws of both generators agree (state handed back whole)
+    CHECK(torch::equal(at::randn({5}, ours, torch::kFloat32), at::randn({5}, theirs, torch::kFloat32)));
+    values += n;
+  }
+  INFO(values << " normals compared");
+  CHECK(values > 1000000);
+  // fewer than 16 values: ATen's per-element path, not this one
+  float few[15];
+  at::Generator g = at::make_generator<at::CPUGeneratorImpl>(3);
+  CHECK_FALSE(exact_normal_fill(few, 15, 0.0, 1.0, g));
+}
+
+TEST_CASE("The field state's abs sum and variance in one walk equal torch's abs().sum() and var()",
+          "[legacy][exact]") {
+  at::set_num_threads(1);
+  torch::manual_seed(41);
+  for (int64_t R : {5, 12, 32}) {
+    const int64_t V = R * R * R;
+    torch::Tensor field = torch::randn({R, R, R, 64}) * 0.7 + 0.02;
+    for (int64_t channels : {32, 48}) {
+      INFO("R " << R << ", channels " << channels);
+      torch::Tensor content = field.index({"...", torch::indexing::Slice(0, channels)});
+      const ContentSums sums = content_abs_sum_and_var(field.data_ptr<float>(), V, 64, channels);
+      CHECK(sums.abs_sum == content.abs().sum().item<float>());
+      CHECK(sums.abs_sum / static_cast<float>(V * channels) == content.abs().mean().item<float>());
+      CHECK(sums.variance == torch::var(content).item<float>());
+    }
+  }
+}

@@ -148,6 +148,11 @@ BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64
   });
 }
 
+BenchRow time_cpu_ticks(const std::string& impl, int64_t B, int64_t R, const RowBudget& budget,
+                        const std::function<void(int64_t)>& fn) {
+  return measure(impl, torch::Device(torch::kCPU), B, R, budget, fn);
+}
+
 BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget) {
   const auto src = torch::randn({B, 64, R, R, R}).to(device);
   auto dst = torch::empty_like(src);

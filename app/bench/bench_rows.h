@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <torch/torch.h>
@@ -37,6 +38,10 @@ BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64
 // fieldbrain::field_readout_out (the fused read-out of steps 5 and 8-10) on the same field.
 BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R,
                                const RowBudget& budget);
+// fn(i) timed on the CPU as every row is (once untimed, then per the budget): for rows whose
+// work lives outside this file (app/bench/legacy_thread_rows.cpp).
+BenchRow time_cpu_ticks(const std::string& impl, int64_t B, int64_t R, const RowBudget& budget,
+                        const std::function<void(int64_t)>& fn);
 // dst.copy_(src) of the batch's field (B x 64 x R^3 float32: 8 MiB per robot at R = 32).
 BenchRow time_copy(const torch::Device& device, int64_t B, int64_t R, const RowBudget& budget);
 // Whole FieldBrain cycles with config.field_step = field_step ("reference" -> impl

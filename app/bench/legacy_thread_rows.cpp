@@ -3,8 +3,6 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -36,7 +34,6 @@ const BenchRow* find_row(const std::vector<BenchRow>& rows, const std::string& i
 
 BenchRow time_legacy_tick(int64_t R, int64_t B, bool one_thread_per_robot,
                           const RowBudget& budget) {
-  using Clock = std::chrono::steady_clock;
   RestoreIntraOpThreads restore;
   BrainConfig config;
   config.profile = BrainProfile::Legacy;
@@ -58,26 +55,9 @@ BenchRow time_legacy_tick(int64_t R, int64_t B, bool one_thread_per_robot,
     }
     engine->step_group_into(slots, sensors, rewards, motors);
   };
-  tick(0);  // untimed warm-up
-  std::vector<double> ms;
-  const auto start = Clock::now();
-  for (int64_t n = 1; n <= budget.max_iterations; ++n) {
-    const auto t0 = Clock::now();
-    tick(n);
-    const auto t1 = Clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    if (n >= budget.min_iterations && std::chrono::duration<double>(t1 - start).count() >= budget.seconds) {
-      break;
-    }
-  }
-  BenchRow row;
-  row.impl = one_thread_per_robot ? "legacy_threads" : "legacy_tick";
-  row.R = R;
-  row.B = B;
-  row.iterations = static_cast<int64_t>(ms.size());
-  row.ms_min = *std::min_element(ms.begin(), ms.end());
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  row.ms_per_cycle = ms[ms.size() / 2];
+  // The counters of measure() see the calling thread only, not the pool's helpers: left out.
+  BenchRow row = time_cpu_ticks(one_thread_per_robot ? "legacy_threads" : "legacy_tick", B, R,
+                                budget, tick);
   row.allocs_per_cycle = -1;
   row.tensor_buffers_per_cycle = -1;
   row.syncs_per_cycle = -1;

@@ -24,7 +24,6 @@ namespace fieldbrain {
 class BrainModule;
 class FieldBrainImpl;
 class StageTimer;
-struct BrainParts;
 struct CycleContext;
 
 class Cycle {

@@ -28,11 +28,24 @@ FusedCycle::FusedCycle(FieldBrainImpl& brain) : Cycle(brain) {
 
   const auto opts = torch::TensorOptions().dtype(torch::kFloat).device(dev);
   readout_ = register_scratch(torch::zeros({B, ops::kReadoutWidth}, opts));
+  const int64_t A = c.attractor_capacity;
+  attractor_shadow_ = register_scratch(
+      torch::zeros({B, A, 64, R, R, R}, torch::TensorOptions().dtype(torch::kHalf).device(dev)));
+}
+
+void FusedCycle::refresh_attractor_shadow() {
+  const torch::Tensor& bank = parts().attractors->bank;
+  // An inference tensor has no version counter: rebuilt every cycle then (never in fieldbrain).
+  const int64_t version = bank.is_inference() ? -2 : static_cast<int64_t>(bank._version());
+  if (version >= 0 && version == bank_version_ && bank.data_ptr() == bank_data_) return;
+  parts().attractors->rebuild_shadow(attractor_shadow_);
 }
 
 void FusedCycle::run(const CycleContext& ctx) {
   const int64_t B = batch();
   BrainParts& p = parts();
+  // The shadow of the bank as it is now (before this cycle's plan retires or claims a slot).
+  refresh_attractor_shadow();
   // Steps 6 and 7.9's slot bookkeeping (store, age, retire) for every robot, and the slot
   // table the attractor operators read.
   const int64_t A = p.attractors->options.capacity();
@@ -49,6 +62,10 @@ void FusedCycle::run(const CycleContext& ctx) {
   } else {
     device_cycle(ctx);
   }
+  // The bank as the pull left it: the shadow matches it until someone else writes it.
+  const torch::Tensor& bank = p.attractors->bank;
+  bank_version_ = bank.is_inference() ? -2 : static_cast<int64_t>(bank._version());
+  bank_data_ = bank.data_ptr();
 }
 
 void FusedCycle::device_cycle(const CycleContext& ctx) {
@@ -88,10 +105,11 @@ void FusedCycle::device_cycle(const CycleContext& ctx) {
   timer.mark("field_step");
 
   // 6 and 7.9-7.10: the planned attractor store of F (untouched by the field step) and the
-  // pull, in one operator (no pass of the store's own), then F = next + the pending update.
-  p.attractors->store_and_pull_planned(next, p.facts.attractor_weights, F,
+  // pull, in one operator (no pass of the store's own) that writes F = next + the pull (a copy
+  // of next where no slot pulls), then F += the pending update.
+  p.attractors->store_and_pull_planned(F, next, attractor_shadow_, p.facts.attractor_weights, F,
                                        ctx.facts.select(1, kFactAttractorSlot));
-  hierarchy_->add_pending(F, next);
+  hierarchy_->apply_pending(F);
   timer.mark("attractors");
 
   // 8-11: one read-out pass over F for every statistic, then one operator for pooling,

@@ -23,6 +23,8 @@ class FusedCycle : public Cycle {
   int64_t graph_replays() const override { return graph_.replays(); }
 
  private:
+  // Rebuilds attractor_shadow_ when the bank changed outside the pull since the last cycle.
+  void refresh_attractor_shadow();
   // The launches alone, host-free: what graph_ records once on CUDA and replays.
   void device_cycle(const CycleContext& ctx);
 
@@ -36,6 +38,13 @@ class FusedCycle : public Cycle {
   // a cycle: after the imprint (step 5's statistics) and after step 7 (8-10's). Per-robot
   // scratch, registered with the brain.
   torch::Tensor readout_;
+  // The attractor bank's fp16 shadow [B,A,64,R,R,R] (brain/ops/attractor_pull.h): what the
+  // pull's cosine sums read, half the bank's bytes. Derived state, not saved: rebuilt from the
+  // bank's live slots whenever the bank was written by anything but the pull (a load, a row
+  // move, a test), which the bank's version counter tells (bank_version_, -1: never built).
+  torch::Tensor attractor_shadow_;
+  int64_t bank_version_ = -1;
+  const void* bank_data_ = nullptr;
   CycleGraph graph_;
 };
 

@@ -37,6 +37,10 @@ void FusedHierarchicalPredictorImpl::advance_host(const CycleContext& ctx) {
 
 void FusedHierarchicalPredictorImpl::add_pending(torch::Tensor& field, const torch::Tensor& next) {
   field.copy_(next);
+  apply_pending(field);
+}
+
+void FusedHierarchicalPredictorImpl::apply_pending(torch::Tensor& field) {
   ops::hierarchy_apply_(field, pending);
 }
 

@@ -25,6 +25,8 @@ class FusedHierarchicalPredictorImpl : public HierarchicalPredictorState {
 
   // Step 7.10: field = next + U_h, the pending cubes added after a copy (one pass).
   void add_pending(torch::Tensor& field, const torch::Tensor& next);
+  // Step 7.10 when the field already holds next (the attractor pull writes it): field += U_h.
+  void apply_pending(torch::Tensor& field);
 
   // Per-robot scratch [B, ops::hierarchy::pending_width(S)] (channel means at cycle start,
   // targets, the pending cubes; brain/ops/hierarchy_learn_math.h). Not state: not a buffer,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "brain/attractor_influence.h"
 #include "brain/ops/attractor_math.h"
 #include "brain/ops/attractor_pull.h"
 #include "brain/portable_math.h"
@@ -64,10 +65,27 @@ int64_t RewardAttractorsImpl::plan(int64_t b, float r, float* weights) {
 }
 
 void RewardAttractorsImpl::store_and_pull_planned(torch::Tensor& field,
+                                                  const torch::Tensor& next,
+                                                  torch::Tensor& shadow,
                                                   const torch::Tensor& weights,
                                                   const torch::Tensor& source,
                                                   const torch::Tensor& slot) {
-  ops::attractor_pull_(field, bank, weights, workspace, source, slot);
+  ops::attractor_pull_(field, next, bank, shadow, weights, workspace, source, slot);
+}
+
+void RewardAttractorsImpl::rebuild_shadow(torch::Tensor& shadow) const {
+  torch::NoGradGuard no_grad;
+  const int64_t A = options.capacity();
+  const int64_t* ok = valid.data_ptr<int64_t>();
+  for (int64_t b = 0; b < options.batch(); ++b) {
+    for (int64_t j = 0; j < A; ++j) {
+      // The operators' saturation (brain/ops/attractor_math.h); ATen's float -> half rounds
+      // to nearest even as the kernels do, so a rebuilt slot has the bits a store gives.
+      if (ok[b * A + j]) {
+        shadow[b][j].copy_(bank[b][j].clamp(-ops::kAttractorHalfMax, ops::kAttractorHalfMax));
+      }
+    }
+  }
 }
 
 void RewardAttractorsImpl::record(const CycleContext& ctx, const torch::Tensor& field) {
@@ -78,6 +96,32 @@ void RewardAttractorsImpl::record(const CycleContext& ctx, const torch::Tensor& 
 }
 
 void RewardAttractorsImpl::influence(torch::Tensor& field) {
+  const int64_t A = options.capacity();
+  auto va = valence.accessor<double, 2>();
+  if (field.is_cpu() && field.scalar_type() == torch::kFloat && field.is_contiguous() &&
+      bank.is_cpu() && bank.is_contiguous()) {
+    // On the CPU one walk over the field and its pulling slots (brain/attractor_influence.h):
+    // bit for bit influence_aten, without its temporaries.
+    const int64_t C = field.size(1), V = field[0].numel() / C;
+    TORCH_CHECK(bank.numel() == options.batch() * A * C * V, "attractor bank and field disagree");
+    std::vector<AttractorPull> pulls;
+    for (int64_t b = 0; b < options.batch(); ++b) {
+      pulls.clear();
+      for (int64_t j = 0; j < A; ++j) {
+        const double s = age_slot(b, j);  // 0: empty or just retired
+        if (s == 0.0) continue;
+        pulls.push_back({bank.data_ptr<float>() + (b * A + j) * C * V, s * va[b][j] * 0.01,
+                         va[b][j] > 0});
+      }
+      attractor_influence(field.data_ptr<float>() + b * C * V, C, V, pulls);
+    }
+    return;
+  }
+  // On CUDA (or a field the walk does not take) the ATen expression the walk reproduces.
+  influence_aten(field);
+}
+
+void RewardAttractorsImpl::influence_aten(torch::Tensor& field) {
   const int64_t A = options.capacity();
   auto va = valence.accessor<double, 2>();
   for (int64_t b = 0; b < options.batch(); ++b) {

@@ -26,8 +26,12 @@ class RewardAttractorsImpl : public BrainModule {
 
   // Step 6: robots with |reward| > 0.1 store `field` in their next slot.
   void record(const CycleContext& ctx, const torch::Tensor& field);
-  // Step 7.9: ages every live slot, retires the faded ones and adds their pull to `field`.
+  // Step 7.9: ages every live slot, retires the faded ones and adds their pull to `field`. On
+  // the CPU one walk (brain/attractor_influence.h), elsewhere influence_aten.
   void influence(torch::Tensor& field);
+  // Step 7.9 as ATen ops on any device: the expression the CPU walk reproduces bit for bit
+  // (test/brain/attractor_influence_test.cpp holds them against each other).
+  void influence_aten(torch::Tensor& field);
   // Live slots of robot b (host).
   int64_t live(int64_t b) const;
 
@@ -37,10 +41,18 @@ class RewardAttractorsImpl : public BrainModule {
   // returns the slot step 6 stores into (-1: none).
   int64_t plan(int64_t b, float reward, float* weights);
   // Steps 6 and 7.9 on the device from the planned tables (no host decision, no tensor made),
-  // in one operator: `source` (the field of step 6) is stored into each robot's planned `slot`,
-  // then `field` (the field after step 7.8) is pulled by the live slots.
-  void store_and_pull_planned(torch::Tensor& field, const torch::Tensor& weights,
+  // in one operator: `source` (the field of step 6) is stored into each robot's planned `slot`
+  // (and its fp16 copy into `shadow`), then `field` = `next` (the field after step 7.8) pulled
+  // by the live slots, for every robot (a copy of next where no slot pulls). `shadow`
+  // [B,A,64,R,R,R] float16 is the fused cycle's (brain/cycle_fused.h): half(bank) in every live
+  // slot, which the coefficients' sums read instead of the bank.
+  void store_and_pull_planned(torch::Tensor& field, const torch::Tensor& next,
+                              torch::Tensor& shadow, const torch::Tensor& weights,
                               const torch::Tensor& source, const torch::Tensor& slot);
+  // shadow[b, j] = half(bank[b, j]) (saturated, brain/ops/attractor_math.h) for every live
+  // slot: after the bank was set from outside (a load, a row move). Dead slots are left as
+  // they are: a store rewrites a slot and its shadow whole before it pulls.
+  void rebuild_shadow(torch::Tensor& shadow) const;
 
   // Step 6's bookkeeping for robot b (shared by record and plan): when |r| > 0.1, the next slot
   // gets strength |r|, valence sign(r), age 0 and is valid; returns that slot, or -1.

@@ -35,6 +35,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+}  // namespace
+
+void set_cycle_times(BenchRow& row, std::vector<double>& ms) {
+  row.iterations = static_cast<int64_t>(ms.size());
+  row.ms_min = *std::min_element(ms.begin(), ms.end());
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  row.ms_per_cycle = ms[ms.size() / 2];
+}
+
+namespace {
+
 // Runs fn(i) once untimed, then times it per the budget.
 template <typename Fn>
 BenchRow measure(const std::string& impl, const torch::Device& device, int64_t B, int64_t R,
@@ -66,10 +77,7 @@ BenchRow measure(const std::string& impl, const torch::Device& device, int64_t B
   row.device = device.is_cuda() ? "cuda" : "cpu";
   row.R = R;
   row.B = B;
-  row.iterations = static_cast<int64_t>(ms.size());
-  row.ms_min = *std::min_element(ms.begin(), ms.end());
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  row.ms_per_cycle = ms[ms.size() / 2];
+  set_cycle_times(row, ms);
   row.allocs_per_cycle = static_cast<double>(allocs) / row.iterations;
   row.tensor_buffers_per_cycle = static_cast<double>(buffers) / row.iterations;
   row.syncs_per_cycle = static_cast<double>(syncs) / row.iterations;

@@ -38,6 +38,9 @@ BenchRow time_field_step_reference(const torch::Device& device, int64_t B, int64
 // fieldbrain::field_readout_out (the fused read-out of steps 5 and 8-10) on the same field.
 BenchRow time_field_readout_op(const torch::Device& device, int64_t B, int64_t R,
                                const RowBudget& budget);
+// A row's median and minimum from its per-cycle times (ms; reordered).
+void set_cycle_times(BenchRow& row, std::vector<double>& ms);
+
 // fn(i) timed on the CPU as every row is (once untimed, then per the budget): for rows whose
 // work lives outside this file (app/bench/legacy_thread_rows.cpp).
 BenchRow time_cpu_ticks(const std::string& impl, int64_t B, int64_t R, const RowBudget& budget,

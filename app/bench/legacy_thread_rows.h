@@ -5,6 +5,11 @@
 //   "legacy_threads"  "legacy_threads": B, one robot per thread.
 // ms is the tick's median; robot-cycles/s = 1000 B / ms. Each thread runs ATen with one
 // intra-op thread (P5), as the engine does.
+//
+// On a shared machine other processes take cores away from one row and not the other: when both
+// rows are asked for, their engines are timed alternately, in blocks of ~0.2 s, so both see the
+// same load, and each row's note says how much of its threads' time they waited for a CPU
+// (/proc/self/task/*/schedstat; about 0 on an idle machine).
 #pragma once
 
 #include <cstdint>
@@ -16,8 +21,10 @@
 namespace fieldbrain {
 namespace bench {
 
-BenchRow time_legacy_tick(int64_t R, int64_t B, bool one_thread_per_robot,
-                          const RowBudget& budget);
+// The rows asked for (tick: "legacy_tick", threads: "legacy_threads"), in that order; each row
+// gets the budget's seconds (both: alternately, 2 x seconds in all).
+std::vector<BenchRow> time_legacy_ticks(int64_t R, int64_t B, bool tick, bool threads,
+                                        const RowBudget& budget);
 // Per R and B: legacy_threads' robot-cycles/s beside legacy_tick's, and their ratio (issue 38's
 // target: >= 1.8x at B = 2 on a 2-core machine).
 void print_legacy_thread_gains(const std::vector<BenchRow>& rows);

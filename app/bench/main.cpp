@@ -153,10 +153,19 @@ void run_rows(torch::Device device, int64_t R, int64_t B, const BenchOptions& o,
     run("legacy", [&] { return time_legacy_cycle(R, slow); });
     run("python_original", [&] { return time_original_cycle(em_brain, R, quick ? 5 : 20); });
   }
-  // B legacy robots through the server's engine: on one thread, and one robot per thread.
-  if (R <= 32) {
-    run("legacy_tick", [&] { return time_legacy_tick(R, B, false, slow); });
-    run("legacy_threads", [&] { return time_legacy_tick(R, B, true, slow); });
+  // B legacy robots through the server's engine: on one thread, and one robot per thread
+  // (both asked: timed alternately, so both see the same load; legacy_thread_rows.h).
+  const bool legacy_tick = want.count("legacy_tick") > 0;
+  const bool legacy_threads = want.count("legacy_threads") > 0;
+  if (R <= 32 && (legacy_tick || legacy_threads)) {
+    fmt::print(stderr, "  legacy_tick/legacy_threads R={} B={} ...\n", R, B);
+    try {
+      for (auto& row : time_legacy_ticks(R, B, legacy_tick, legacy_threads, slow)) {
+        rows.push_back(row);
+      }
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "  legacy_tick/legacy_threads R={} B={} failed: {}\n", R, B, e.what());
+    }
   }
   run("python", [&] {
     return time_python_cycle(device, B, R, quick ? 2 : python_cycles(B, R),

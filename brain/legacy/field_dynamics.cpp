@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_dot.h"
 #include "brain/legacy/exact_normal.h"
+#include "brain/legacy/exact_tanh.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -116,16 +118,23 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
   // 3. learned diffusion with the strengths tanh(dynamics[4:8]) * 0.1: the tanh is ATen's
   // vectorised one, run on a contiguous copy of the four channels (each value's tanh is the
   // same as on the original's strided slice: ATen's tanh is lanewise)
+  // (the exact tanh where it is ATen's: exact_tanh.h; it and the coupling's below)
+  const bool exact_tanh = exact_tanh_available();
   float* strengths = strengths_.data_ptr<float>();
   for (int64_t v = 0; v < V; ++v)
     for (int64_t k = 0; k < 4; ++k) strengths[v * 4 + k] = f[v * (C + 16) + C + 4 + k];
-  strengths_.tanh_();
+  if (exact_tanh)
+    exact_tanh_inplace(strengths, V * 4);
+  else
+    strengths_.tanh_();
   const auto tenth = static_cast<float>(0.1);
   for (int64_t i = 0; i < V * 4; ++i) strengths[i] = strengths[i] * tenth;
-  // 4. coupling: tanh(content * plasticity[0]) (its argument made by the diffusion's walk) ...
+  // 4. coupling: tanh(content * plasticity[0]) (its argument made, and with the exact tanh the
+  // tanh taken, by the diffusion's walk) ...
   learned_diffusion_fused(scratch_a_.data_ptr<float>(), strengths, R, f,
-                          scratch_b_.data_ptr<float>(), scratch_act_.data_ptr<float>());
-  scratch_act_.tanh_();
+                          scratch_b_.data_ptr<float>(), scratch_act_.data_ptr<float>(),
+                          exact_tanh);
+  if (!exact_tanh) scratch_act_.tanh_();
   // ... its neighbour sum, then 6. the dynamics' self-modification, steered by the error field
   // once there is one (7. below)
   const bool steered = last_error_field_.defined();
@@ -146,8 +155,13 @@ const torch::Tensor& FieldDynamicsImpl::evolve_field(const torch::Tensor& field_
   }
   if (max_val > 2.0) {
     // in place: ATen walks the strided view row by row of 48, as it walks it out of place
-    torch::Tensor c = evolved.index({"...", Slice(0, C)});
-    c.tanh_();
+    // (each value's tanh is the same whichever walk: the exact tanh is lanewise)
+    if (exact_tanh_available() && C % 8 == 0) {
+      exact_tanh_rows_inplace(evolved.data_ptr<float>(), V, C + 16, C);
+    } else {
+      torch::Tensor c = evolved.index({"...", Slice(0, C)});
+      c.tanh_();
+    }
   }
   // (the dynamics were clamped to [-5, 5] in the loop; a NaN replaced above is randn * 0.01)
   evolution_count_ += 1;
@@ -200,11 +214,22 @@ double FieldDynamicsImpl::compute_novelty(const torch::Tensor& field) {
   }
   double max_similarity = 0.0;
   const int64_t current_time = evolution_count_;
+  // the dot products as torch::dot gives them, without an ATen call each where that is exact
+  // (exact_dot.h; the snapshots are contiguous clones of `norm`'s length)
+  const bool direct = exact_dot_available() && norm.scalar_type() == torch::kFloat32 &&
+                      norm.is_contiguous() && norm.numel() > 0;
+  const auto dot = [&](const torch::Tensor& memory) {
+    if (direct && memory.scalar_type() == torch::kFloat32 && memory.is_contiguous() &&
+        memory.numel() == norm.numel())
+      return static_cast<double>(
+          exact_dot(norm.data_ptr<float>(), memory.data_ptr<float>(), norm.numel()));
+    return torch::dot(norm, memory).item<double>();
+  };
   for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
     const int64_t age = current_time - pattern_timestamps_[i];
     if (age < 1000) {
       const double weight = std::exp(static_cast<double>(-age) / 500);
-      const double similarity = torch::dot(norm, pattern_memory_[i]).item<double>() * weight;
+      const double similarity = dot(pattern_memory_[i]) * weight;
       max_similarity = py_max(max_similarity, similarity);
     }
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_tanh_simd.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -230,7 +231,7 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void decay_spontaneous(const float* field, int64_t 
 FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
                                                           const float* strengths, int64_t R,
                                                           const float* field, float* out,
-                                                          float* drive) {
+                                                          float* drive, bool activate) {
   for (int64_t x = 0; x < R; ++x)
     for (int64_t y = 0; y < R; ++y)
       for (int64_t z = 0; z < R; ++z) {
@@ -258,6 +259,15 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD void learned_diffusion_fused(const float* content,
         // the coupling's tanh argument: content * sigmoid(plasticity[0])
         const float p0 = sigmoid_scalar(field[v * kF + kC + 12]);
         float* dr = drive + v * kC;
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (activate) {  // its tanh, here while the values are in registers
+          const __m256 vp0 = _mm256_set1_ps(p0);
+          for (int64_t c = 0; c < kC; c += 8)
+            _mm256_storeu_ps(dr + c,
+                             exact_tanh_detail::tanh8(_mm256_mul_ps(_mm256_loadu_ps(o + c), vp0)));
+          continue;
+        }
+#endif
         for (int64_t c = 0; c < kC; ++c) dr[c] = o[c] * p0;
       }
 }

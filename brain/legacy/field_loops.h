@@ -24,9 +24,11 @@ void decay_spontaneous(const float* field, int64_t V, double global_decay, doubl
 // _apply_learned_diffusion of `content` [R^3,48] with `strengths` [R^3,4] (tanh(dynamics[4:8])
 // * 0.1, axes x, y, z in channels 0-2; field_stencils' FMA chains, zero padding): out [R^3,48];
 // with, from the same walk, the argument of _apply_coupling's tanh, out * sigmoid(field[...,
-// 60]): drive [R^3,48] (field [R^3,64], the field before evolution).
+// 60]): drive [R^3,48] (field [R^3,64], the field before evolution). With `activate`, drive
+// holds tanh of that argument instead, each value ATen's (exact_tanh.h: only where
+// exact_tanh_available()).
 void learned_diffusion_fused(const float* content, const float* strengths, int64_t R,
-                             const float* field, float* out, float* drive);
+                             const float* field, float* out, float* drive, bool activate = false);
 
 struct EvolveTail {
   float max_abs_content = 0.0f;  // max |content| of the result (NaN ignored)

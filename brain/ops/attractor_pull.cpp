@@ -46,7 +46,8 @@ AttractorRecordArgs AttractorRecord::prepare(c10::DeviceType device, at::Tensor&
 }
 
 AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& field,
-                                         at::Tensor& bank, const at::Tensor& weights,
+                                         const at::Tensor& next, at::Tensor& bank,
+                                         at::Tensor& shadow, const at::Tensor& weights,
                                          at::Tensor& workspace, const at::Tensor& source,
                                          const at::Tensor& slot) {
   ArgCheck check("fieldbrain::attractor_pull_", device);
@@ -55,12 +56,19 @@ AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& fie
   check("workspace", workspace,
         {shape.batch, attractor_workspace_width(static_cast<int>(shape.slots))}, at::kDouble);
   const int64_t R = shape.resolution;
+  check("next", next, {shape.batch, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous,
+        "[B,64,R,R,R] matching the field");
+  check("shadow", shadow, {shape.batch, shape.slots, 64, R, R, R}, at::kHalf,
+        ArgLayout::kContiguous, "[B,A,64,R,R,R] matching the bank");
   check("source", source, {shape.batch, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous,
         "[B,64,R,R,R] matching the field");
   check("slot", slot, {shape.batch}, at::kLong, ArgLayout::kStrided, "[B]");
   AttractorPullArgs a;
   a.field = field.data_ptr<float>();
+  a.next = next.data_ptr<float>();
   a.bank = bank.data_ptr<float>();
+  // IEEE fp16 bits (at::Half is a uint16_t wrapper): the kernels stay torch-free.
+  a.shadow = reinterpret_cast<uint16_t*>(shadow.data_ptr<at::Half>());
   a.source = source.data_ptr<float>();
   a.slot = slot.data_ptr<int64_t>();
   a.slot_stride = slot.stride(0);

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "brain/ops/cycle_layout.h"  // the fact and value columns
-#include "brain/ops/philox.h"  // FIELDBRAIN_HOST_DEVICE
+#include "brain/ops/cycle_layout.h"  // the fact and value columns, kMapCapacity
+#include "brain/ops/philox.h"        // FIELDBRAIN_HOST_DEVICE
 
 namespace fieldbrain {
 namespace ops {
@@ -68,6 +68,38 @@ struct ImprintArrays {
   const int32_t* dilated_voxel = nullptr;  // [n_dilated]
   const float* blob_weight = nullptr;      // [125]
   int32_t n_support = 0, n_dilated = 0;
+};
+
+// One robot's sizes and its rows of the scratch, the facts and the map, as the per-robot step of
+// either kernel sees them. Sizes are int (index math inside a robot is 32-bit: R <= 256, so
+// 64 R^3 < 2^31); the robot's own offsets are 64-bit.
+struct ImprintRobotRows {
+  FIELDBRAIN_HOST_DEVICE ImprintRobotRows(const ImprintArrays& a, int64_t b)
+      : b(b),
+        R(static_cast<int>(a.resolution)),
+        V(R * R * R),
+        S(static_cast<int>(a.sensory_dim)),
+        layout{V, S, R},
+        row(a.scratch + b * a.scratch_stride),
+        act(row + layout.act()),
+        fp(row + layout.fp()),
+        res(row + layout.res()),
+        p(row + layout.pattern()),
+        facts(a.facts + b * a.facts_stride),
+        map(a.map_data + b * kMapCapacity * S),
+        map_loc(a.map_loc + b * kMapCapacity * 3) {}
+
+  int64_t b;
+  int R, V, S;
+  ImprintScratchLayout layout;
+  float* row;
+  const float* act;
+  const float* fp;
+  float* res;
+  float* p;  // the unit pattern
+  const int64_t* facts;
+  float* map;        // the remembered patterns, S per slot
+  int64_t* map_loc;  // their places, 3 per slot
 };
 
 }  // namespace ops

@@ -36,11 +36,13 @@ RobotPolicy with_tokens() {
 IdentityClaim json_claim(const std::string& id, const std::string& token = "", int s = 12,
                          int m = 6) {
   IdentityClaim c;
-  c.json = true;
+  c.handshake.identity = id;
+  c.handshake.identity_from_client = true;
+  c.handshake.json_namespace = true;
+  c.handshake.token = token;
+  c.handshake.sensory_dim = s;
+  c.handshake.motor_dim = m;
   c.key = id;
-  c.sensory_dim = s;
-  c.motor_dim = m;
-  c.token = token;
   return c;
 }
 

@@ -41,10 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const bool json = identity.rfind("json:", 0) == 0;
     if (!json && identity.rfind("bin:", 0) != 0) continue;
     IdentityClaim claim;
-    claim.json = json;
-    claim.key = identity.substr(json ? 5 : 4);
-    claim.sensory_dim = entry["sensory_dim"].get<int>();
-    claim.motor_dim = entry["motor_dim"].get<int>();
+    claim.handshake.json_namespace = json;
+    claim.handshake.identity = claim.key = identity.substr(json ? 5 : 4);
+    claim.handshake.sensory_dim = entry["sensory_dim"].get<int>();
+    claim.handshake.motor_dim = entry["motor_dim"].get<int>();
     const IdentityDecision d = decide_identity(store, policy, claim);
     check(d.ok || !d.error.empty());
     break;  // one claim per input keeps each run cheap

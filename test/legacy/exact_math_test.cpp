@@ -12,7 +12,9 @@
 #include <random>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_dot.h"
 #include "brain/legacy/exact_normal.h"
+#include "brain/legacy/exact_tanh.h"
 #include "brain/legacy/field_loops.h"
 #include "test/support/catch.h"
 #include "test/support/cpu_kernels.h"
@@ -150,4 +152,79 @@ TEST_CASE("The field state's abs sum and variance in one walk equal torch's abs(
       CHECK(sums.variance == torch::var(content).item<float>());
     }
   }
+}
+
+TEST_CASE("The exact tanh equals at::tanh on random bit patterns, the cycle's range and rows",
+          "[legacy][exact]") {
+  at::set_num_threads(1);
+  const std::string capability = fieldbrain::test::aten_cpu_kernels();
+  // written for LibTorch 1.13's vectorised tanh (AVX2 and AVX-512 give the same values): there
+  // it must be taken; elsewhere it may decline (the brain then calls at::tanh), as the probe
+  // decides
+  if ((capability == "avx2" || capability == "avx512") && TORCH_VERSION_MAJOR == 1)
+    REQUIRE(exact_tanh_available());
+  if (!exact_tanh_available())
+    FIELDBRAIN_SKIP("ATen CPU capability " << capability
+                                           << ": the exact tanh declines, ATen's tanh is taken");
+  std::mt19937 rng(20261128);
+  const int64_t n = int64_t{1} << 24;
+  torch::Tensor x = torch::empty({n}, torch::kFloat32);
+  float* p = x.data_ptr<float>();
+  std::uniform_real_distribution<float> wide(-10.0f, 10.0f), narrow(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (i % 4) {
+      case 0: {  // any float: NaNs, subnormals, infinities
+        const auto bits = static_cast<uint32_t>(rng());
+        std::memcpy(p + i, &bits, sizeof bits);
+        break;
+      }
+      case 1: p[i] = wide(rng); break;                        // past 8.66: the result 1
+      case 2: p[i] = narrow(rng); break;                      // the field's values
+      default: p[i] = narrow(rng) * 1e-3f; break;             // near 0
+    }
+  }
+  // the edges and the two inputs that tell one addition's order apart
+  const float edges[] = {0.0f, -0.0f, 8.664339742f, -8.664339742f, 0x1.8bd194p+2f,
+                         -0x1.8bd194p+2f, std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::denorm_min(), 1e-30f, 20.0f, -0.5f};
+  std::memcpy(p, edges, sizeof edges);
+  const torch::Tensor expected = at::tanh(x);
+  // an odd count: the tail of the last vector too
+  torch::Tensor ours = x.narrow(0, 0, n - 3).clone();
+  exact_tanh_inplace(ours.data_ptr<float>(), ours.numel());
+  CHECK(std::memcmp(ours.data_ptr<float>(), expected.data_ptr<float>(),
+                    sizeof(float) * static_cast<size_t>(n - 3)) == 0);
+  // rows: the first 48 of 64 channels in place (the content's tanh), the rest untouched
+  torch::Tensor field = x.narrow(0, 0, 64 * 4096).view({4096, 64}).clone();
+  torch::Tensor expected_field = field.clone();
+  expected_field.index({"...", torch::indexing::Slice(0, 48)}).tanh_();
+  exact_tanh_rows_inplace(field.data_ptr<float>(), 4096, 64, 48);
+  CHECK(std::memcmp(field.data_ptr<float>(), expected_field.data_ptr<float>(),
+                    sizeof(float) * 64 * 4096) == 0);
+}
+
+TEST_CASE("The direct dot equals torch::dot for every length up to 1100 and many scales",
+          "[legacy][exact]") {
+  at::set_num_threads(1);
+  // LibTorch 1.13 as Debian builds it takes BLAS's sdot_ for a float dot: there it must be
+  // taken; elsewhere it may decline (the brain then calls torch::dot), as the probe decides
+  if (TORCH_VERSION_MAJOR == 1) REQUIRE(exact_dot_available());
+  if (!exact_dot_available())
+    FIELDBRAIN_SKIP("this LibTorch's float dot is not BLAS's sdot_: torch::dot is called");
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(55);
+  int64_t compared = 0, differing = 0;
+  for (int64_t n = 1; n <= 1100; ++n) {
+    for (double scale : {1e-20, 1e-3, 1.0, 1e5}) {
+      const torch::Tensor a = at::randn({n}, gen, torch::kFloat32) * scale;
+      // the novelty's operands: unit vectors, mostly positive overlap
+      const torch::Tensor b = at::randn({n}, gen, torch::kFloat32) * 0.5 + a / scale;
+      const float expected = torch::dot(a, b).item<float>();
+      const float ours = exact_dot(a.data_ptr<float>(), b.data_ptr<float>(), n);
+      ++compared;
+      if (std::memcmp(&expected, &ours, sizeof ours) != 0) ++differing;
+    }
+  }
+  INFO(compared << " dot products compared");
+  CHECK(differing == 0);
 }

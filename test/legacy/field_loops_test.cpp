@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_tanh.h"
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/prediction_error_learning.h"
 #include "test/support/catch.h"
@@ -82,6 +83,15 @@ TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_fiel
     torch::Tensor activation = torch::tanh(diffused * plasticity.index({"...", 0}).unsqueeze(-1));
     act.tanh_();
     CHECK(torch::equal(act, activation));
+    // the same walk with the tanh taken inside it (exact_tanh.h), where this ATen allows it
+    if (exact_tanh_available()) {
+      torch::Tensor b2 = torch::empty({R, R, R, 48}), act2 = torch::empty({R, R, R, 48});
+      learned_diffusion_fused(a.data_ptr<float>(), strengths.data_ptr<float>(), R,
+                              field.data_ptr<float>(), b2.data_ptr<float>(), act2.data_ptr<float>(),
+                              true);
+      CHECK(torch::equal(b2, diffused));
+      CHECK(torch::equal(act2, activation));
+    }
     torch::Tensor coupled = diffused + neighbour_sum(activation, static_cast<float>(0.1)) *
                                            torch::mean(coupling, {-1}, true) *
                                            plasticity.index({"...", 1}).unsqueeze(-1);

@@ -1,9 +1,12 @@
 // The fused reward-attractor operators (brain/ops/attractor_pull.h) against the attractor
-// formulas of docs/cycle.md steps 6 and 7.9 written with plain ATen ops in double; their
-// argument checks; their allocation behaviour; and CUDA against the CPU.
+// formulas of docs/cycle.md steps 6 and 7.9 written with plain ATen ops in double; the bank's
+// fp16 shadow against float sums; their argument checks; their allocation behaviour; and CUDA
+// against the CPU.
 #include "brain/ops/attractor_pull.h"
 
 #include "test/support/catch.h"
+
+#include <cmath>
 
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/attractor_math.h"
@@ -17,16 +20,28 @@ using Catch::Contains;
 constexpr int64_t kB = 3, kA = 4, kR = 8;
 
 struct Case {
-  torch::Tensor field, bank, weights, workspace;
+  torch::Tensor next, field;  // the pull's input (the field after step 7.8) and its output
+  torch::Tensor bank, shadow, weights, workspace;
   torch::Tensor source, no_store;  // attractor_pull_'s step-6 store: a field, and no slot (-1)
 };
+
+// The shadow as ATen makes it from the bank: saturated at fp16's largest finite value, then
+// float -> half (round to nearest even), the rule of brain/ops/attractor_math.h.
+torch::Tensor half_of(const torch::Tensor& bank) {
+  return bank.clamp(-kAttractorHalfMax, kAttractorHalfMax).to(torch::kHalf);
+}
+
+// attractor_pull_ on a case: field = next pulled, with step 6's store into `slot`.
+void pull(Case& c, const torch::Tensor& slot) {
+  attractor_pull_(c.field, c.next, c.bank, c.shadow, c.weights, c.workspace, c.source, slot);
+}
 
 // Robot 0 has two attracting slots and one repelling, robot 1 none, robot 2 one of each.
 Case make_case(const torch::Device& device = torch::kCPU) {
   torch::manual_seed(7);
   Case c;
-  c.field = torch::randn({kB, 64, kR, kR, kR});
-  c.bank = torch::randn({kB, kA, 64, kR, kR, kR}) + 0.3 * c.field.unsqueeze(1);
+  c.next = torch::randn({kB, 64, kR, kR, kR});
+  c.bank = torch::randn({kB, kA, 64, kR, kR, kR}) + 0.3 * c.next.unsqueeze(1);
   c.weights = torch::zeros({kB, kA, kAttractorWeightColumns});
   auto set = [&](int64_t b, int64_t j, float w, float valence) {
     c.weights[b][j][kAttractorWeight] = w;
@@ -39,7 +54,9 @@ Case make_case(const torch::Device& device = torch::kCPU) {
   set(2, 1, 0.0045f, 1.f);
   set(2, 3, -0.001f, -1.f);
   c.workspace = torch::zeros({kB, attractor_workspace_width(kA)}, torch::kDouble);
-  c.field = c.field.to(device);
+  c.shadow = half_of(c.bank).to(device);
+  c.field = torch::full({kB, 64, kR, kR, kR}, std::nanf("")).to(device);  // written whole
+  c.next = c.next.to(device);
   c.bank = c.bank.to(device);
   c.weights = c.weights.to(device);
   c.workspace = c.workspace.to(device);
@@ -48,9 +65,10 @@ Case make_case(const torch::Device& device = torch::kCPU) {
   return c;
 }
 
-// Step 7.9 in double from the formula: F + sum_j (P_j - F) w_j gate_j, cos from the same F.
+// Step 7.9 in double from the formula on the float bank: F + sum_j (P_j - F) w_j gate_j, cos
+// from the same F (next).
 torch::Tensor expected_pull(const Case& c) {
-  const auto F = c.field.cpu().to(torch::kDouble);
+  const auto F = c.next.cpu().to(torch::kDouble);
   const auto bank = c.bank.cpu().to(torch::kDouble);
   const auto w = c.weights.cpu().to(torch::kDouble);
   auto out = F.clone();
@@ -69,17 +87,75 @@ torch::Tensor expected_pull(const Case& c) {
 
 }  // namespace
 
-TEST_CASE("attractor_pull_ moves each robot's field by its live slots as the step 7.9 formula says",
+TEST_CASE("attractor_pull_ writes each robot's field as next moved by its live slots as the "
+          "step 7.9 formula says",
           "[ops][attractors]") {
   auto c = make_case();
-  const auto before = c.field.clone();
+  const auto next_before = c.next.clone();
   const auto expected = expected_pull(c);
-  attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, c.no_store);
+  pull(c, c.no_store);
   const double diff = (c.field.to(torch::kDouble) - expected).abs().max().item<double>();
   INFO("max |fused - formula| = " << diff);
   CHECK(diff <= 1e-5);
-  CHECK(torch::equal(c.field[1], before[1]));  // no live slot: untouched
-  CHECK((c.field[0] - before[0]).abs().max().item<float>() > 1e-4f);  // and a real pull elsewhere
+  CHECK(torch::equal(c.next, next_before));  // the input is read only
+  CHECK(torch::equal(c.field[1], c.next[1]));  // no live slot: a copy of next
+  CHECK((c.field[0] - c.next[0]).abs().max().item<float>() > 1e-4f);  // and a real pull elsewhere
+  // In place (field = next): the same bits.
+  auto in_place = make_case();
+  attractor_pull_(in_place.next, in_place.next, in_place.bank, in_place.shadow, in_place.weights,
+                  in_place.workspace, in_place.source, in_place.no_store);
+  CHECK(torch::equal(in_place.next, c.field));
+}
+
+TEST_CASE("attractor_pull_ with the fp16 shadow moves the field within 1e-6 of the pull with "
+          "float sums, and a slot beyond fp16's range saturates instead of poisoning the field",
+          "[ops][attractors]") {
+  auto c = make_case();
+  // Robot 2's slot 1 (it pulls) holds values far beyond fp16's 65504 in a few voxels.
+  c.bank[2][1][5][1][2][3] = 1e6f;
+  c.bank[2][1][9][0][0][0] = -3e38f;
+  c.shadow = half_of(c.bank);
+  pull(c, c.no_store);
+  CHECK(torch::isfinite(c.field).all().item<bool>());
+  CHECK(torch::isfinite(c.shadow).all().item<bool>());
+  CHECK(c.shadow[2][1][5][1][2][3].item<float>() == kAttractorHalfMax);
+  // The gate of every pulling slot from the operator's sums (the workspace, attractor_math.h)
+  // against cos in double of the float bank (independent of the shadow), in the unsaturated
+  // slots; the field against the formula.
+  const auto F = c.next.to(torch::kDouble);
+  const auto bank = c.bank.to(torch::kDouble);
+  const int width = attractor_sums_width(kA);
+  const auto sums = c.workspace.view({kB, 64, width}).sum(1);  // [B, width]
+  int checked = 0;
+  for (int64_t b = 0; b < kB; ++b) {
+    int64_t l = 0;  // the slot's place among the robot's pulling slots
+    for (int64_t j = 0; j < kA; ++j) {
+      if (c.weights[b][j][kAttractorWeight].item<float>() == 0.f) continue;
+      const double ff = sums[b][0].item<double>(), fp = sums[b][1 + 2 * l].item<double>(),
+                   pp = sums[b][2 + 2 * l].item<double>();
+      ++l;
+      if (b == 2 && j == 1) continue;  // saturated: its gate differs by design
+      const double shadow_cos = fp / std::sqrt(ff * pp);
+      const double exact_cos =
+          torch::cosine_similarity(F[b].reshape({-1}), bank[b][j].reshape({-1}), 0, 1e-8)
+              .item<double>();
+      // fp16 rounds each slot value by up to 2^-11 relatively, with random signs: over the
+      // 64 R^3 = 32768 values of a robot here the cosine moves by ~1e-6 (measured up to 2e-6;
+      // 8x less at R = 32). The gate (1 +- cos)/2 then moves the coefficient by <= 5e-6 of
+      // the weight (<= 3e-8 here), far below float's rounding of the moved field.
+      INFO("robot " << b << " slot " << j << ": cos " << shadow_cos << " vs " << exact_cos);
+      CHECK(std::abs(shadow_cos - exact_cos) <= 1e-5);
+      ++checked;
+    }
+  }
+  CHECK(checked == 4);
+  // The field of the robots without a saturated slot against the pull with float sums in
+  // double: within 1e-6 of the field's magnitude (float's own rounding is 6e-8 of it).
+  const auto expected = expected_pull(c).slice(0, 0, 2);
+  const double diff = (c.field.slice(0, 0, 2).to(torch::kDouble) - expected).abs().max().item<double>();
+  const double scale = expected.abs().max().item<double>();
+  INFO("robots 0-1: max |fused - float sums in double| = " << diff << " of " << scale);
+  CHECK(diff <= 1e-6 * scale);
 }
 
 TEST_CASE("attractor_record_ copies the field into the planned slot and nowhere else",
@@ -87,16 +163,16 @@ TEST_CASE("attractor_record_ copies the field into the planned slot and nowhere 
   auto c = make_case();
   const auto bank_before = c.bank.clone();
   const auto slot = torch::tensor({int64_t{2}, int64_t{-1}, int64_t{0}});
-  attractor_record_(c.bank, c.field, slot);
-  CHECK(torch::equal(c.bank[0][2], c.field[0]));
-  CHECK(torch::equal(c.bank[2][0], c.field[2]));
+  attractor_record_(c.bank, c.next, slot);
+  CHECK(torch::equal(c.bank[0][2], c.next[0]));
+  CHECK(torch::equal(c.bank[2][0], c.next[2]));
   CHECK(torch::equal(c.bank[1], bank_before[1]));  // slot -1: nothing stored
   for (int64_t j : {0, 1, 3}) CHECK(torch::equal(c.bank[0][j], bank_before[0][j]));
   // A strided slot column (a view of a facts table) is read with its stride.
   const auto table = torch::full({kB, 3}, int64_t{-1}, torch::kLong);
   table[1][1] = 3;
-  attractor_record_(c.bank, c.field, table.select(1, 1));
-  CHECK(torch::equal(c.bank[1][3], c.field[1]));
+  attractor_record_(c.bank, c.next, table.select(1, 1));
+  CHECK(torch::equal(c.bank[1][3], c.next[1]));
 }
 
 TEST_CASE("attractor_pull_ stores the source into the planned slot first, bit for bit as "
@@ -107,18 +183,20 @@ TEST_CASE("attractor_pull_ stores the source into the planned slot first, bit fo
   auto fused = make_case();
   auto apart = make_case();
   const auto bank_before = fused.bank.clone();
-  attractor_pull_(fused.field, fused.bank, fused.weights, fused.workspace, fused.source, slot);
+  pull(fused, slot);
   attractor_record_(apart.bank, apart.source, slot);
-  attractor_pull_(apart.field, apart.bank, apart.weights, apart.workspace, apart.source,
-                  apart.no_store);
+  apart.shadow = half_of(apart.bank);  // the record operator keeps no shadow: made by ATen
+  pull(apart, apart.no_store);
   CHECK(torch::equal(fused.bank[0][2], fused.source[0]));
   CHECK(torch::equal(fused.bank[1][1], fused.source[1]));
   CHECK(torch::equal(fused.bank[2], bank_before[2]));
   CHECK(torch::equal(fused.bank, apart.bank));
+  // The store's fp16 copy has ATen's bits (what a shadow rebuilt after a load holds).
+  CHECK(torch::equal(fused.shadow, apart.shadow));
   CHECK(torch::equal(fused.field, apart.field));
   // The stored slot pulls with its new content: the field moved differently than with the old.
   auto old = make_case();
-  attractor_pull_(old.field, old.bank, old.weights, old.workspace, old.source, old.no_store);
+  pull(old, old.no_store);
   CHECK((fused.field[0] - old.field[0]).abs().max().item<float>() > 1e-6f);
   CHECK(torch::equal(fused.field[2], old.field[2]));
 }
@@ -126,40 +204,56 @@ TEST_CASE("attractor_pull_ stores the source into the planned slot first, bit fo
 TEST_CASE("The attractor operators refuse bad arguments with a message naming them",
           "[ops][attractors]") {
   auto c = make_case();
-  auto bad_weights = torch::zeros({kB, kA, 3});
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, bad_weights, c.workspace, c.source, c.no_store),
+  auto call = [&](const torch::Tensor& field, const torch::Tensor& next,
+                  const torch::Tensor& shadow, const torch::Tensor& weights,
+                  const torch::Tensor& workspace, const torch::Tensor& source,
+                  const torch::Tensor& slot) {
+    auto f = field;
+    auto s = shadow;
+    auto w = workspace;
+    attractor_pull_(f, next, c.bank, s, weights, w, source, slot);
+  };
+  CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, torch::zeros({kB, kA, 3}), c.workspace,
+                         c.source, c.no_store),
                     Contains("weights"));
-  auto bad_workspace = torch::zeros({kB, 3}, torch::kDouble);
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, bad_workspace, c.source, c.no_store),
+  CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, c.weights,
+                         torch::zeros({kB, 3}, torch::kDouble), c.source, c.no_store),
                     Contains("workspace"));
-  auto strided_field = c.field.transpose(2, 3);
-  CHECK_THROWS_WITH(
-      attractor_pull_(strided_field, c.bank, c.weights, c.workspace, c.source, c.no_store),
-      Contains("contiguous"));
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, c.workspace,
-                                    c.source.transpose(2, 3), c.no_store),
+  CHECK_THROWS_WITH(call(c.field.transpose(2, 3), c.next, c.shadow, c.weights, c.workspace,
+                         c.source, c.no_store),
+                    Contains("contiguous"));
+  CHECK_THROWS_WITH(call(c.field, c.next.transpose(2, 3), c.shadow, c.weights, c.workspace,
+                         c.source, c.no_store),
+                    Contains("next"));
+  CHECK_THROWS_WITH(call(c.field, c.next, c.bank, c.weights, c.workspace, c.source, c.no_store),
+                    Contains("shadow"));  // float, not half
+  CHECK_THROWS_WITH(call(c.field, c.next, c.shadow.slice(1, 0, kA - 1), c.weights, c.workspace,
+                         c.source, c.no_store),
+                    Contains("shadow"));
+  CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, c.weights, c.workspace,
+                         c.source.transpose(2, 3), c.no_store),
                     Contains("source"));
-  CHECK_THROWS_WITH(attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source,
-                                    torch::full({kB}, kA, torch::kLong)),
+  CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, c.weights, c.workspace, c.source,
+                         torch::full({kB}, kA, torch::kLong)),
                     Contains("beyond"));
   auto other_bank = torch::zeros({kB, kA, 64, kR + 1, kR + 1, kR + 1});
-  CHECK_THROWS_WITH(attractor_record_(other_bank, c.field, torch::zeros({kB}, torch::kLong)),
+  CHECK_THROWS_WITH(attractor_record_(other_bank, c.next, torch::zeros({kB}, torch::kLong)),
                     Contains("bank"));
-  CHECK_THROWS_WITH(attractor_record_(c.bank, c.field, torch::zeros({kB}, torch::kInt)),
+  CHECK_THROWS_WITH(attractor_record_(c.bank, c.next, torch::zeros({kB}, torch::kInt)),
                     Contains("slot"));
-  CHECK_THROWS_WITH(attractor_record_(c.bank, c.field, torch::full({kB}, kA, torch::kLong)),
+  CHECK_THROWS_WITH(attractor_record_(c.bank, c.next, torch::full({kB}, kA, torch::kLong)),
                     Contains("beyond"));
 }
 
 TEST_CASE("The attractor operators create no tensor once warm", "[ops][attractors][allocation]") {
   auto c = make_case();
   const auto slot = torch::tensor({int64_t{1}, int64_t{-1}, int64_t{3}});
-  attractor_record_(c.bank, c.field, slot);
-  attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, slot);  // warm: scratch grows
+  attractor_record_(c.bank, c.next, slot);
+  pull(c, slot);  // warm: scratch grows
   AllocationCounter counter;
   for (int i = 0; i < 3; ++i) {
-    attractor_record_(c.bank, c.field, slot);
-    attractor_pull_(c.field, c.bank, c.weights, c.workspace, c.source, slot);
+    attractor_record_(c.bank, c.next, slot);
+    pull(c, slot);
   }
   CHECK(counter.count() == 0);
 }
@@ -169,16 +263,20 @@ TEST_CASE("On CUDA the attractor operators give what the CPU gives", "[ops][attr
   auto cpu = make_case();
   auto gpu = make_case(torch::kCUDA);
   const auto slot = torch::tensor({int64_t{1}, int64_t{-1}, int64_t{3}});
-  attractor_record_(cpu.bank, cpu.field, slot);
-  attractor_record_(gpu.bank, gpu.field, slot.cuda());
+  attractor_record_(cpu.bank, cpu.next, slot);
+  attractor_record_(gpu.bank, gpu.next, slot.cuda());
   CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
-  attractor_pull_(cpu.field, cpu.bank, cpu.weights, cpu.workspace, cpu.source, cpu.no_store);
-  attractor_pull_(gpu.field, gpu.bank, gpu.weights, gpu.workspace, gpu.source, gpu.no_store);
+  cpu.shadow = half_of(cpu.bank);
+  gpu.shadow = half_of(gpu.bank);
+  pull(cpu, cpu.no_store);
+  pull(gpu, gpu.no_store);
   CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
-  // The pull's own store, then its pull from the stored slot.
+  CHECK(torch::equal(cpu.field[1], gpu.field[1].cpu()));  // no pull: a copy of next
+  // The pull's own store (floats and shadow), then its pull from the stored slot.
   const auto store = torch::tensor({int64_t{0}, int64_t{2}, int64_t{-1}});
-  attractor_pull_(cpu.field, cpu.bank, cpu.weights, cpu.workspace, cpu.source, store);
-  attractor_pull_(gpu.field, gpu.bank, gpu.weights, gpu.workspace, gpu.source, store.cuda());
+  pull(cpu, store);
+  pull(gpu, store.cuda());
   CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
+  CHECK(torch::equal(cpu.shadow, gpu.shadow.cpu()));
   CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
 }

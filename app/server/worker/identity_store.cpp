@@ -136,7 +136,7 @@ nlohmann::json IdentityStore::to_file_json() const {
 }
 
 std::string identity_of(const IdentityClaim& claim) {
-  return (claim.json ? "json:" : "bin:") + claim.key;
+  return (claim.handshake.json_namespace ? "json:" : "bin:") + claim.key;
 }
 
 std::string new_token() {
@@ -154,9 +154,10 @@ std::string new_token() {
 IdentityDecision decide_identity(IdentityStore& store, const RobotPolicy& policy,
                                  const IdentityClaim& claim) {
   IdentityDecision d;
+  const WireHandshake& hs = claim.handshake;
   const std::string identity = identity_of(claim);
   const IdentityRecord* record = store.find(identity);
-  const bool protect = claim.json && policy.require_tokens;
+  const bool protect = hs.json_namespace && policy.require_tokens;
   std::string expected;  // SHA-256 of the token this claim must carry
   if (protect) {
     auto provisioned = policy.tokens.find(claim.key);
@@ -167,11 +168,11 @@ IdentityDecision decide_identity(IdentityStore& store, const RobotPolicy& policy
     }
   }
   if (!expected.empty()) {
-    const std::string sent = claim.token.empty() ? std::string() : sha256_hex(claim.token);
+    const std::string sent = hs.token.empty() ? std::string() : sha256_hex(hs.token);
     if (sent.size() != expected.size() ||
         CRYPTO_memcmp(sent.data(), expected.data(), expected.size()) != 0) {
       d.code = kCodeIdentityRefused;
-      d.error = claim.token.empty()
+      d.error = hs.token.empty()
                     ? "robot_id '" + claim.key +
                           "' is registered: send its \"token\" (given in the first handshake "
                           "reply)"
@@ -179,20 +180,19 @@ IdentityDecision decide_identity(IdentityStore& store, const RobotPolicy& policy
       return d;
     }
   }
-  if (record &&
-      (record->sensory_dim != claim.sensory_dim || record->motor_dim != claim.motor_dim)) {
+  if (record && (record->sensory_dim != hs.sensory_dim || record->motor_dim != hs.motor_dim)) {
     d.code = kCodeDimensionMismatch;
     d.error = "'" + claim.key + "' has a saved brain for " + std::to_string(record->sensory_dim) +
               " sensors and " + std::to_string(record->motor_dim) + " motors, not " +
-              std::to_string(claim.sensory_dim) + " and " + std::to_string(claim.motor_dim) +
+              std::to_string(hs.sensory_dim) + " and " + std::to_string(hs.motor_dim) +
               "; the save is kept (use another robot_id for other sizes)";
     return d;
   }
   d.ok = true;
   if (!record) {
     IdentityRecord fresh;
-    fresh.sensory_dim = claim.sensory_dim;
-    fresh.motor_dim = claim.motor_dim;
+    fresh.sensory_dim = hs.sensory_dim;
+    fresh.motor_dim = hs.motor_dim;
     if (protect && expected.empty()) {
       d.issued_token = new_token();
       fresh.token_sha256 = sha256_hex(d.issued_token);

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "app/server/config/robot_policy.h"
+#include "app/server/protocol/wire_handshake.h"
 
 namespace fieldbrain::server {
 
@@ -51,13 +52,12 @@ class IdentityStore {
   std::map<std::string, IdentityRecord> records_;
 };
 
-// What a handshake claims.
+// What a handshake claims: the handshake itself, as the codec decoded it (its namespace, S, M
+// and token are read from it, never copied out), and the key the robot goes by on this server.
+// Held by value: the fleet's admission (worker/fleet_membership.h) keeps it past the call.
 struct IdentityClaim {
-  bool json = false;  // JSON-lines robot (its own namespace; tokens apply)
-  std::string key;    // robot_id, or the binary key ("picarx_12s_6m[@address]")
-  int sensory_dim = 0;
-  int motor_dim = 0;
-  std::string token;  // JSON "token" field ("" when absent)
+  WireHandshake handshake;  // json_namespace: a JSON-lines robot (its own namespace; tokens apply)
+  std::string key;          // robot_id, or the binary key ("picarx_12s_6m[@address]")
 };
 
 struct IdentityDecision {

@@ -39,13 +39,7 @@ std::string RobotAdmission::display_key(const BrainClaim& claim) const {
 }
 
 IdentityClaim RobotAdmission::identity_claim(const BrainClaim& claim) const {
-  IdentityClaim out;
-  out.json = claim.handshake.json_namespace;
-  out.key = display_key(claim);
-  out.sensory_dim = claim.handshake.sensory_dim;
-  out.motor_dim = claim.handshake.motor_dim;
-  out.token = claim.handshake.token;
-  return out;
+  return IdentityClaim{claim.handshake, display_key(claim)};
 }
 
 // A brain of this identity that a new handshake may take: one whose connection is gone, one
@@ -73,7 +67,7 @@ RobotAdmission::Decision RobotAdmission::check_quotas(const BrainClaim& claim,
   d.takeover = takeover_candidate(d.base);
   const bool in_use = robots_.holds_base(d.base);
   // A new brain (fresh, resumed or a twin) must fit under the cap; a takeover needs none.
-  const bool needs_brain = !d.takeover && !(in_use && identity.json);
+  const bool needs_brain = !d.takeover && !(in_use && identity.handshake.json_namespace);
   const int cap = options_.policy.max_live_brains;
   if (needs_brain && robots_.live_brains() >= static_cast<size_t>(cap)) {
     return refuse_decision(d, kCodeSessionLimit,
@@ -107,7 +101,7 @@ RobotAdmission::Decision RobotAdmission::admit(const BrainClaim& claim,
   } else if (!decide_locally(identity, d)) {
     return d;
   }
-  if (!d.takeover && in_use && identity.json) {
+  if (!d.takeover && in_use && identity.handshake.json_namespace) {
     return refuse_decision(d, kCodeDuplicateSession,
                            "robot_id '" + identity.key +
                                "' is in use by a connection that is cycling; a new "

@@ -3,16 +3,17 @@
 // at::parallel_for over (robot, channel). The pull reads each pulling slot twice per cycle, the
 // floor of its arithmetic (docs/cycle.md "What a reward costs"): once for the sums its
 // coefficients need, whose totals over the whole field must be known before any voxel moves,
-// then once to move the field. Zero-weight slots are never read. The pull's first pass also
-// does step 6's store: it copies the source's channel into the planned slot (streaming stores:
-// the bank is not read for it) and takes that slot's sums from the copy it just read, so a
-// store costs no pass of its own and its slot is read once less. The second pass walks each
-// thread's channels backwards, starting with the bank bytes the first pass read last (the
-// likeliest to be still in the last-level cache). The inner loops are the field step's
-// per-instruction-set passes (cpu/field_step_passes.h: attractor_sums, attractor_apply); the
-// per-channel sums go to the caller's workspace and are added in channel order, so a robot's
-// result does not depend on the batch or the thread count. The list of pulling slots is
-// per-thread scratch grown on first use: the steady state allocates nothing.
+// from the bank's fp16 shadow (half the bytes), then once to move the field, from the floats,
+// written out of place from `next` (step 7.10 then needs no copy of its own). Zero-weight
+// slots are never read. The pull's first pass also does step 6's store: it copies the source's
+// channel into the planned slot (streaming stores: the bank is not read for it) and into its
+// shadow, and takes that slot's sums from the shadow channel it has just written, so a store
+// costs no pass of its own. The second pass walks each thread's channels backwards, starting
+// with the channels of `next` the first pass read last. The inner loops are the field step's
+// per-instruction-set passes (cpu/field_step_passes.h: attractor_to_half, attractor_sums,
+// attractor_apply); the per-channel sums go to the caller's workspace and are added in channel
+// order, so a robot's result does not depend on the batch or the thread count. The lists of
+// pulling slots are per-thread scratch grown on first use: the steady state allocates nothing.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -55,6 +56,16 @@ void copy_channel(float* dst, const float* src, int64_t n) {
   std::memcpy(dst, src, sizeof(float) * n);
 }
 
+// Step 6's store of channel c of robot b into slot j: the floats, and their fp16 copy when the
+// call keeps a shadow of the bank (attractor_pull_).
+void store_channel(const AttractorRecordArgs& a, int64_t b, int64_t j, int64_t c,
+                   const float* src) {
+  const int64_t V = a.resolution * a.resolution * a.resolution;
+  const int64_t at = ((b * a.slots + j) * 64 + c) * V;
+  copy_channel(a.bank + at, src, V);
+  if (a.shadow != nullptr) chosen_passes().attractor_to_half(src, a.shadow + at, V);
+}
+
 // Grows a per-thread array on first use (worker threads each have their own).
 template <typename T>
 T* attractor_thread_array(std::vector<T>& v, size_t n) {
@@ -71,36 +82,33 @@ void run(const AttractorRecordArgs& a) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / 64, c = t % 64, j = a.slot[b * a.slot_stride];
       if (j < 0) continue;
-      copy_channel(a.bank + ((b * A + j) * 64 + c) * V, a.field + (b * 64 + c) * V, V);
+      store_channel(a, b, j, c, a.field + (b * 64 + c) * V);
     }
   });
 }
 
 namespace {
 
-// The pull's per-call plan: per robot its pulling slots (count, then slot indices), the slot
-// it stores into (-1: none) and that slot's place in its pulling list (-1: it does not pull).
+// The pull's per-call plan: per robot its pulling slots (count, then slot indices) and the
+// slot it stores into (-1: none).
 struct PullPlan {
-  int64_t* live;    // [B, A + 1]
-  int64_t* store;   // [B]
-  int64_t* stored;  // [B]
+  int64_t* live;   // [B, A + 1]
+  int64_t* store;  // [B]
   bool any = false;
 };
 
 PullPlan plan_pull(const AttractorPullArgs& a) {
   const int64_t B = a.batch, A = a.slots;
   thread_local std::vector<int64_t> plan_v;
-  int64_t* mem = attractor_thread_array(plan_v, static_cast<size_t>(B * (A + 3)));
-  PullPlan plan{mem, mem + B * (A + 1), mem + B * (A + 2)};
+  int64_t* mem = attractor_thread_array(plan_v, static_cast<size_t>(B * (A + 2)));
+  PullPlan plan{mem, mem + B * (A + 1)};
   for (int64_t b = 0; b < B; ++b) {
     int64_t* row = plan.live + b * (A + 1);
     const int64_t s = a.slot[b * a.slot_stride];
     row[0] = 0;
     plan.store[b] = s;
-    plan.stored[b] = -1;
     for (int64_t j = 0; j < A; ++j) {
       if (a.weights[(b * A + j) * kAttractorWeightColumns + kAttractorWeight] == 0.f) continue;
-      if (j == s) plan.stored[b] = row[0];
       row[1 + row[0]++] = j;
     }
     plan.any = plan.any || row[0] > 0 || s >= 0;
@@ -115,47 +123,47 @@ void run(const AttractorPullArgs& a) {
   if (B == 0 || V == 0) return;
   check_slots("fieldbrain::attractor_pull_", a.slot, a.slot_stride, B, A);
   const int64_t width = attractor_sums_width(static_cast<int>(A));
-  float* F = a.field;
-  float* bank_p = a.bank;
+  const float* next = a.next;
   const float* w = a.weights;
   double* sums_p = a.workspace;
   const FieldStepPasses& passes = chosen_passes();
   const PullPlan plan = plan_pull(a);
-  if (!plan.any) return;
+  const AttractorRecordArgs record = a.record();
   thread_local std::vector<float> coef_v;  // per robot, its pulling slots' coefficients
   float* coef = attractor_thread_array(coef_v, static_cast<size_t>(B * A));
-  auto slot_channel = [&](int64_t b, int64_t j, int64_t c) {
-    return bank_p + ((b * A + j) * 64 + c) * V;
-  };
-  // The pulling slots' channels c of robot b, in slot order.
-  auto channel_of_slots = [&](int64_t b, int64_t c, const float** out) {
-    const int64_t* row = plan.live + b * (A + 1);
-    for (int64_t l = 0; l < row[0]; ++l) out[l] = slot_channel(b, row[1 + l], c);
-    return row[0];
-  };
-  // Runs fn(t = b * 64 + c, that channel's pulling slots, their count) for every (robot,
-  // channel), in parallel over channels; `backwards` walks each thread's share from its end.
+  auto slot_at = [&](int64_t b, int64_t j, int64_t c) { return ((b * A + j) * 64 + c) * V; };
+  // Runs fn(t = b * 64 + c, ptr, half, L) for every (robot, channel), in parallel over
+  // channels, with that channel's pulling slots in slot order: ptr[l] in the bank, half[l] in
+  // the shadow; `backwards` walks each thread's share from its end.
   auto each_channel = [&](bool backwards, auto&& fn) {
     at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
       thread_local std::vector<const float*> ptr_v;
+      thread_local std::vector<const uint16_t*> half_v;
       const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
+      const uint16_t** half = attractor_thread_array(half_v, static_cast<size_t>(A));
       for (int64_t k = begin; k < end; ++k) {
         const int64_t t = backwards ? begin + end - 1 - k : k;
-        fn(t, ptr, channel_of_slots(t / 64, t % 64, ptr));
+        const int64_t b = t / 64, c = t % 64;
+        const int64_t* row = plan.live + b * (A + 1);
+        for (int64_t l = 0; l < row[0]; ++l) {
+          ptr[l] = a.bank + slot_at(b, row[1 + l], c);
+          half[l] = a.shadow + slot_at(b, row[1 + l], c);
+        }
+        fn(t, ptr, half, row[0]);
       }
     });
   };
-  // Pass 1: step 6's store, then per channel |F|^2 and each pulling slot's F.P and |P|^2 (the
-  // stored slot's from the source channel just copied, the same floats).
-  each_channel(false, [&](int64_t t, const float** ptr, int64_t L) {
-    const int64_t b = t / 64, c = t % 64, s = plan.store[b];
-    if (s >= 0) {
-      const float* src = a.source + t * V;
-      copy_channel(slot_channel(b, s, c), src, V);
-      if (plan.stored[b] >= 0) ptr[plan.stored[b]] = src;
-    }
-    if (L > 0) passes.attractor_sums(F + t * V, ptr, L, V, sums_p + t * width);
-  });
+  // Pass 1: step 6's store (floats and shadow), then per channel |F|^2 and each pulling
+  // slot's F.P and |P|^2, from its shadow (half the bytes).
+  if (plan.any) {
+    each_channel(false, [&](int64_t t, const float**, const uint16_t** half, int64_t L) {
+      const int64_t b = t / 64, c = t % 64, s = plan.store[b];
+      // The stored slot's sums read its shadow channel just written (still in the cache), so
+      // they are those of a slot stored by attractor_record_ with its shadow rebuilt.
+      if (s >= 0) store_channel(record, b, s, c, a.source + t * V);
+      if (L > 0) passes.attractor_sums(next + t * V, half, L, V, sums_p + t * width);
+    });
+  }
   // Each robot's totals, in channel order, and each pulling slot's coefficient.
   for (int64_t b = 0; b < B; ++b) {
     const int64_t* row = plan.live + b * (A + 1);
@@ -173,9 +181,11 @@ void run(const AttractorPullArgs& a) {
           attractor_coefficient(wj[kAttractorWeight], wj[kAttractorValence], ff, fp, pp));
     }
   }
-  // Pass 2: F += sum_j coef_j (P_j - F), every coefficient from the field before the pull.
-  each_channel(true, [&](int64_t t, const float** ptr, int64_t L) {
-    if (L > 0) passes.attractor_apply(F + t * V, ptr, coef + (t / 64) * A, L, V);
+  // Pass 2: field = next + sum_j coef_j (P_j - next) from the float bank, every coefficient
+  // from the field before the pull; a robot no slot pulls gets a copy of next. The field is
+  // written here, so step 7.10 has no copy of its own (pass 1 has read the source already).
+  each_channel(true, [&](int64_t t, const float** ptr, const uint16_t**, int64_t L) {
+    passes.attractor_apply(a.field + t * V, next + t * V, ptr, coef + (t / 64) * A, L, V);
   });
 }
 

@@ -13,6 +13,7 @@
 #include "brain/ops/philox.h"
 
 #include <ATen/cpu/vec/vec.h>
+#include <c10/util/Half.h>
 
 #include <algorithm>
 #include <cmath>
@@ -642,8 +643,51 @@ inline double lanes_in_double(const Vec& v) {
   return s;
 }
 
-// sums[0] = |f|^2, sums[1 + 2l] = f.p_l, sums[2 + 2l] = |p_l|^2 over [0, n).
-void attractor_sums(const float* f, const float* const* p, int64_t live, int64_t n,
+// Half-precision shadow lanes (attractor_to_half, attractor_sums): F16C / AVX-512 conversions
+// where the variant has them, c10::Half's (the same round-to-nearest-even) elsewhere and in tails.
+constexpr float kHalfMax = 65504.f;  // kAttractorHalfMax (brain/ops/attractor_math.h)
+
+inline Vec load_half(const uint16_t* h, int64_t n) {
+#if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)
+  if (n == kW) return Vec(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))));
+#elif defined(CPU_CAPABILITY_AVX512)
+  if (n == kW) {
+    return Vec(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h))));
+  }
+#endif
+  float tmp[kW] = {};
+  for (int64_t k = 0; k < n; ++k) tmp[k] = static_cast<float>(c10::Half(h[k], c10::Half::from_bits()));
+  return Vec::loadu(tmp);
+}
+
+inline uint16_t half_bits(float x) {
+  const float y = x != x ? x : std::min(std::max(x, -kHalfMax), kHalfMax);
+  return c10::Half(y).x;
+}
+
+void attractor_to_half(const float* src, uint16_t* dst, int64_t n) {
+  int64_t i = 0;
+#if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)
+  // max(lo, x) and min(hi, .) return their second operand for a NaN: NaN stays NaN.
+  const __m256 lo = _mm256_set1_ps(-kHalfMax), hi = _mm256_set1_ps(kHalfMax);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_loadu_ps(src + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+#elif defined(CPU_CAPABILITY_AVX512)
+  const __m512 lo = _mm512_set1_ps(-kHalfMax), hi = _mm512_set1_ps(kHalfMax);
+  for (; i + 16 <= n; i += 16) {
+    const __m512 x = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_loadu_ps(src + i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+#endif
+  for (; i < n; ++i) dst[i] = half_bits(src[i]);
+}
+
+// sums[0] = |f|^2, sums[1 + 2l] = f.h_l, sums[2 + 2l] = |h_l|^2 over [0, n), h_l in fp16.
+void attractor_sums(const float* f, const uint16_t* const* h, int64_t live, int64_t n,
                     double* sums) {
   for (int64_t k = 0; k < 1 + 2 * live; ++k) sums[k] = 0.0;
   for (int64_t r0 = 0; r0 < n; r0 += kAttractorRun) {
@@ -656,10 +700,10 @@ void attractor_sums(const float* f, const float* const* p, int64_t live, int64_t
     sums[0] += lanes_in_double(ff);
     // The run of f stays in L1 while every slot's run streams past it.
     for (int64_t l = 0; l < live; ++l) {
-      const float* q = p[l] + r0;
+      const uint16_t* q = h[l] + r0;
       Vec fp(0.f), pp(0.f);
       for_vectors(len, [&](int64_t i, int64_t m) {
-        const Vec x = load(f + r0 + i, m), y = load(q + i, m);
+        const Vec x = load(f + r0 + i, m), y = load_half(q + i, m);
         fp = fp + x * y;
         pp = pp + y * y;
       });
@@ -669,14 +713,18 @@ void attractor_sums(const float* f, const float* const* p, int64_t live, int64_t
   }
 }
 
-// f[i] += sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order.
-void attractor_apply(float* f, const float* const* p, const float* coef, int64_t live,
-                     int64_t n) {
+// out[i] = f[i] + sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order.
+void attractor_apply(float* out, const float* f, const float* const* p, const float* coef,
+                     int64_t live, int64_t n) {
+  if (live == 0) {
+    if (out != f) std::memcpy(out, f, sizeof(float) * n);
+    return;
+  }
   for_vectors(n, [&](int64_t i, int64_t m) {
     const Vec x = load(f + i, m);
     Vec total(0.f);
     for (int64_t l = 0; l < live; ++l) total = total + (load(p[l] + i, m) - x) * Vec(coef[l]);
-    store(x + total, f + i, m);
+    store(x + total, out + i, m);
   });
 }
 
@@ -692,7 +740,7 @@ const FieldStepPasses kPasses = {
     "default",
 #endif
     &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel,
-    &fill_normals, &attractor_sums, &attractor_apply};
+    &fill_normals, &attractor_sums, &attractor_apply, &attractor_to_half};
 
 }  // namespace FIELDBRAIN_ISA_NAMESPACE
 }  // namespace cpu

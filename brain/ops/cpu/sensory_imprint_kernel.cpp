@@ -76,36 +76,6 @@ void plane_maps(const ImprintArrays& a, int64_t b, int64_t x) {
   a.plane_argmax[b * a.plane_argmax_stride + x] = static_cast<int32_t>(x * P + best_i);
 }
 
-// One robot's sizes and its rows of the scratch and the facts.
-struct ImprintRobotRows {
-  ImprintRobotRows(const ImprintArrays& a, int64_t b)
-      : b(b),
-        R(a.resolution),
-        V(R * R * R),
-        S(a.sensory_dim),
-        Ri(static_cast<int>(R)),
-        Si(static_cast<int>(S)),
-        layout{V, S, R},
-        row(a.scratch + b * a.scratch_stride),
-        act(row + layout.act()),
-        fp(row + layout.fp()),
-        res(row + layout.res()),
-        p(row + layout.pattern()),
-        facts(a.facts + b * a.facts_stride),
-        map_loc(a.map_loc + b * imprint::kMapCapacity * 3) {}
-
-  int64_t b, R, V, S;
-  int Ri, Si;
-  ImprintScratchLayout layout;
-  float* row;
-  const float* act;
-  const float* fp;
-  float* res;
-  float* p;  // the unit pattern
-  const int64_t* facts;
-  int64_t* map_loc;  // the remembered places, 3 per slot
-};
-
 // 1. Strength, also written to the op's strength output.
 float imprint_strength_of(const ImprintArrays& a, int64_t b) {
   auto drive = [&](int term) { return a.drive[term][b * a.drive_stride[term]]; };
@@ -119,9 +89,9 @@ float imprint_strength_of(const ImprintArrays& a, int64_t b) {
 // 2. The unit pattern into r.p; returns its norm (at least kCosineEps).
 float imprint_unit_pattern(const ImprintArrays& a, const ImprintRobotRows& r) {
   const float* in = a.sensors + r.b * a.sensors_stride;
-  const float denom = imprint::norm(in, r.Si) + 1e-8f;
+  const float denom = imprint::norm(in, r.S) + 1e-8f;
   for (int64_t j = 0; j < r.S; ++j) r.p[j] = in[j] / denom;
-  float p_norm = imprint::norm(r.p, r.Si);
+  float p_norm = imprint::norm(r.p, r.S);
   p_norm = p_norm > imprint::kCosineEps ? p_norm : imprint::kCosineEps;
   return p_norm;
 }
@@ -130,14 +100,13 @@ float imprint_unit_pattern(const ImprintArrays& a, const ImprintRobotRows& r) {
 int64_t imprint_existing_slot(const ImprintArrays& a, const ImprintRobotRows& r, float p_norm,
                               int64_t count) {
   const int64_t valid = count < imprint::kMapCapacity ? count : imprint::kMapCapacity;
-  const float* map = a.map_data + r.b * imprint::kMapCapacity * r.S;
   float best_cos = 0.0f;
   int64_t best_slot = -1;
   for (int64_t j = 0; j < valid; ++j) {
-    const float c = imprint::cosine(r.p, p_norm, map + j * r.S, r.Si);
+    const float c = imprint::cosine(r.p, p_norm, r.map + j * r.S, r.S);
     if (!(c > imprint::kExistingCos)) continue;
     const int64_t* l = r.map_loc + j * 3;
-    if (!(imprint::box_mean(r.act, r.Ri, static_cast<int>((l[0] * r.R + l[1]) * r.R + l[2])) <
+    if (!(imprint::box_mean(r.act, r.R, static_cast<int>((l[0] * r.R + l[1]) * r.R + l[2])) <
           imprint::kExistingCrowded))
       continue;
     if (best_slot < 0 || c > best_cos) {
@@ -166,7 +135,7 @@ ImprintResonance imprint_resonant_place(const ImprintArrays& a, const ImprintRob
   ImprintResonance best;
   for (int32_t k = 0; k < a.n_dilated; ++k) {
     const int32_t v = a.dilated_voxel[k];
-    const float sm = imprint::smoothed(r.res, r.Ri, v);
+    const float sm = imprint::smoothed(r.res, r.R, v);
     if (sm > best.best_sm) {
       best.best_sm = sm;
       best.loc = v;
@@ -190,9 +159,7 @@ int64_t imprint_empty_place(const ImprintArrays& a, const ImprintRobotRows& r) {
 void imprint_remember(const ImprintArrays& a, const ImprintRobotRows& r, int64_t count, int64_t lx,
                       int64_t ly, int64_t lz) {
   const int64_t slot = count % imprint::kMapCapacity;
-  for (int64_t j = 0; j < r.S; ++j) {
-    a.map_data[(r.b * imprint::kMapCapacity + slot) * r.S + j] = r.p[j];
-  }
+  for (int64_t j = 0; j < r.S; ++j) r.map[slot * r.S + j] = r.p[j];
   r.map_loc[slot * 3 + 0] = lx;
   r.map_loc[slot * 3 + 1] = ly;
   r.map_loc[slot * 3 + 2] = lz;

@@ -2,13 +2,16 @@
 // LibTorch headers. Stream-ordered, no host sync; which slots pull is read from the weight
 // table on the device, so the launches are the same every cycle (graph-capturable).
 //   record: a grid over (robot x channel, voxel blocks); robots with slot < 0 return at once.
+//           With a shadow (attractor_pull_'s store) it also writes the slot's fp16 copy.
 //   pull:   1. one block per (slot, robot x channel): block-reduce F.P and |P|^2 of a slot with
 //           a weight (block 0 also |F|^2) into the channel's sums (no atomics: the same bits
-//           every run, so a graph replay equals an eager cycle); 2. per (robot x channel, voxel
-//           block): the coefficients from the 64 channels' sums added in channel order (shared
-//           memory), then F += sum_j c_j (P_j - F).
+//           every run, so a graph replay equals an eager cycle), F being `next` and P the slot's
+//           fp16 shadow (half the bytes; the slot stored this cycle too, as on the CPU); 2. per (robot x channel, voxel block): the coefficients from the 64 channels'
+//           sums added in channel order (shared memory), then field = next + sum_j c_j (P_j -
+//           next) from the float bank, a copy of next for a robot no slot pulls.
 // Index math is 32-bit inside a channel (R <= 1024 is checked by the caller: R^3 < 2^31); the
 // channel's base offset is 64-bit.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include "brain/ops/attractor_math.h"
@@ -43,21 +46,31 @@ __device__ double block_sum(double v, double* shared) {
   return total;
 }
 
-__global__ void record_kernel(float* bank, const float* field, const int64_t* slot,
-                              int64_t slot_stride, int slots, int V) {
+// The fp16 bits of x clamped to +-kAttractorHalfMax, rounded to nearest even (NaN stays NaN).
+__device__ __forceinline__ unsigned short half_bits(float x) {
+  const float y = x != x ? x : fminf(fmaxf(x, -kAttractorHalfMax), kAttractorHalfMax);
+  return __half_as_ushort(__float2half_rn(y));
+}
+
+__global__ void record_kernel(float* bank, uint16_t* shadow, const float* field,
+                              const int64_t* slot, int64_t slot_stride, int slots, int V) {
   const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
   const int64_t j = slot[b * slot_stride];
   if (j < 0 || j >= slots) return;
   const float* from = field + static_cast<int64_t>(bc) * V;
-  float* to = bank + (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < V; i += gridDim.x * blockDim.x) to[i] = from[i];
+  const int64_t at = (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < V; i += gridDim.x * blockDim.x) {
+    const float x = from[i];
+    bank[at + i] = x;
+    if (shadow != nullptr) shadow[at + i] = half_bits(x);
+  }
 }
 
 // Block (j, robot x channel): slot j's F.P and |P|^2 over the channel when slot j pulls, and
 // block j = 0 also |F|^2 when any slot pulls. One block per pulling slot and channel (not one
 // per channel walking every slot): at B = 1 the 64 channels alone leave most SMs idle, and the
 // bank's bytes are what this kernel moves. Zero-weight slots return at once, unread.
-__global__ void sums_kernel(const float* field, const float* bank, const float* weights,
+__global__ void sums_kernel(const float* field, const uint16_t* shadow, const float* weights,
                             double* workspace, int slots, int V) {
   __shared__ double shared[kThreads / 32];
   const int j = blockIdx.x, bc = blockIdx.y, b = bc / 64, c = bc % 64;
@@ -77,11 +90,15 @@ __global__ void sums_kernel(const float* field, const float* bank, const float* 
     if (threadIdx.x == 0) part[0] = ff;
   }
   if (!pulls) return;
-  const float* p = bank + (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
+  const int64_t at = (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
+  // The slot's shadow (half the bytes; the slot stored this cycle included: the record kernel
+  // wrote it first, in the same stream).
+  const __half* p = reinterpret_cast<const __half*>(shadow + at);
   double fp = 0.0, pp = 0.0;
   for (int i = threadIdx.x; i < V; i += kThreads) {
-    fp += static_cast<double>(f[i]) * p[i];
-    pp += static_cast<double>(p[i]) * p[i];
+    const float q = __half2float(p[i]);
+    fp += static_cast<double>(f[i]) * q;
+    pp += static_cast<double>(q) * q;
   }
   fp = block_sum(fp, shared);
   pp = block_sum(pp, shared);
@@ -91,8 +108,8 @@ __global__ void sums_kernel(const float* field, const float* bank, const float* 
   }
 }
 
-__global__ void pull_kernel(float* field, const float* bank, const float* weights,
-                            const double* workspace, int slots, int V) {
+__global__ void pull_kernel(float* field, const float* next, const float* bank,
+                            const float* weights, const double* workspace, int slots, int V) {
   __shared__ float coef[kMaxSlots];
   __shared__ int any;
   const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
@@ -116,14 +133,18 @@ __global__ void pull_kernel(float* field, const float* bank, const float* weight
     any = 1;
   }
   __syncthreads();
-  if (!any) return;
   float* f = field + static_cast<int64_t>(bc) * V;
+  const float* x = next + static_cast<int64_t>(bc) * V;
   const int first = blockIdx.x * kThreads * kVoxelsPerThread + threadIdx.x;
   for (int k = 0; k < kVoxelsPerThread; ++k) {
     const int i = first + k * kThreads;
     if (i >= V) break;
-    const float fi = f[i];
+    const float fi = x[i];
     float total = 0.f;
+    if (!any) {  // no slot pulls this robot: the field is next
+      f[i] = fi;
+      continue;
+    }
     for (int j = 0; j < slots; ++j) {
       if (coef[j] == 0.f) continue;
       total += (bank[(static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V + i] - fi) *
@@ -147,7 +168,8 @@ int launch(const AttractorRecordArgs& a, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
-  record_kernel<<<grid, kThreads, 0, s>>>(bank, field, slot, slot_stride, static_cast<int>(slots), V);
+  record_kernel<<<grid, kThreads, 0, s>>>(bank, a.shadow, field, slot, slot_stride,
+                                          static_cast<int>(slots), V);
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -159,7 +181,7 @@ int launch(const AttractorPullArgs& a, void* stream) {
     if (stored != 0) return stored;
   }
   float* field = a.field;
-  const float *bank = a.bank, *weights = a.weights;
+  const float *next = a.next, *bank = a.bank, *weights = a.weights;
   double* workspace = a.workspace;
   const int64_t batch = a.batch, slots = a.slots, resolution = a.resolution;
   const int V = static_cast<int>(resolution * resolution * resolution);
@@ -168,10 +190,11 @@ int launch(const AttractorPullArgs& a, void* stream) {
   if (batch * 64 > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
   const auto s = static_cast<cudaStream_t>(stream);
   sums_kernel<<<dim3(static_cast<unsigned>(slots), static_cast<unsigned>(batch * 64)), kThreads, 0, s>>>(
-      field, bank, weights, workspace, static_cast<int>(slots), V);
+      next, a.shadow, weights, workspace, static_cast<int>(slots), V);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
-  pull_kernel<<<grid, kThreads, 0, s>>>(field, bank, weights, workspace, static_cast<int>(slots), V);
+  pull_kernel<<<grid, kThreads, 0, s>>>(field, next, bank, weights, workspace,
+                                        static_cast<int>(slots), V);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -150,39 +150,10 @@ __global__ void imprint_plane_max_v2_kernel(ImprintArrays a) {
   }
 }
 
-// Launch 2's view of one robot: its sizes and its rows of the scratch, the facts and the map.
-struct RobotRows {
-  __device__ RobotRows(const ImprintArrays& a, int b)
-      : b(b),
-        R(static_cast<int>(a.resolution)),
-        V(R * R * R),
-        S(static_cast<int>(a.sensory_dim)),
-        layout{V, a.sensory_dim, R},
-        row(a.scratch + static_cast<int64_t>(b) * a.scratch_stride),
-        act(row + layout.act()),
-        fp(row + layout.fp()),
-        res(row + layout.res()),
-        p(row + layout.pattern()),
-        facts(a.facts + static_cast<int64_t>(b) * a.facts_stride),
-        map(a.map_data + static_cast<int64_t>(b) * kMapCapacity * S),
-        map_loc(a.map_loc + static_cast<int64_t>(b) * kMapCapacity * 3) {}
-
-  int b, R, V, S;
-  ImprintScratchLayout layout;
-  float* row;
-  const float* act;
-  const float* fp;
-  float* res;
-  float* p;  // the unit pattern
-  const int64_t* facts;
-  float* map;        // the remembered patterns, S per slot
-  int64_t* map_loc;  // their places, 3 per slot
-};
-
 // 1-2. Strength and the unit pattern, by thread 0 alone (S is small and the order fixed):
 // the strength is also written to the op's output; the pattern goes to r.p.
-__device__ void strength_and_pattern(const ImprintArrays& a, const RobotRows& r, float& s_strength,
-                                     float& s_p_norm) {
+__device__ void strength_and_pattern(const ImprintArrays& a, const ImprintRobotRows& r,
+                                     float& s_strength, float& s_p_norm) {
   const int64_t b = r.b;
   auto drive = [&](int term) { return a.drive[term][b * a.drive_stride[term]]; };
   const float s =
@@ -200,7 +171,8 @@ __device__ void strength_and_pattern(const ImprintArrays& a, const RobotRows& r,
 // 4. Existing: the block's most similar remembered pattern whose place is not crowded
 // (INT_MAX for none), the same in every thread.
 template <int Threads>
-__device__ int existing_slot(const RobotRows& r, int64_t count, float p_norm, float* sv, int* si) {
+__device__ int existing_slot(const ImprintRobotRows& r, int64_t count, float p_norm, float* sv,
+                             int* si) {
   const int t = threadIdx.x, R = r.R, S = r.S;
   const int valid = static_cast<int>(count < kMapCapacity ? count : kMapCapacity);
   float cos_best = -FLT_MAX;
@@ -222,8 +194,8 @@ __device__ int existing_slot(const RobotRows& r, int64_t count, float p_norm, fl
 // 5. Resonant, on the projection's support, smoothed on its neighbourhood: the block's first
 // maximum (sm_best, sm_loc), the same in every thread.
 template <int Threads>
-__device__ void resonant_place(const ImprintArrays& a, const RobotRows& r, float* sv, int* si,
-                               float& sm_best, int& sm_loc) {
+__device__ void resonant_place(const ImprintArrays& a, const ImprintRobotRows& r, float* sv,
+                               int* si, float& sm_best, int& sm_loc) {
   const int t = threadIdx.x;
   for (int k = t; k < a.n_support; k += Threads) {
     const int v = a.support_voxel[k];
@@ -244,11 +216,11 @@ __device__ void resonant_place(const ImprintArrays& a, const RobotRows& r, float
 }
 
 // 6-8. Empty, the choice, occ and the map slot's place, by thread 0 alone; returns the place.
-__device__ int choose_place(const ImprintArrays& a, const RobotRows& r, int64_t count,
+__device__ int choose_place(const ImprintArrays& a, const ImprintRobotRows& r, int64_t count,
                             int slot_best, float sm_best, int sm_loc) {
   const int R = r.R;
   const float* plane_max = r.row + r.layout.plane_max();
-  const int32_t* plane_arg = a.plane_argmax + static_cast<int64_t>(r.b) * a.plane_argmax_stride;
+  const int32_t* plane_arg = a.plane_argmax + r.b * a.plane_argmax_stride;
   int empty_x = 0;
   for (int x = 1; x < R; ++x) {
     if (plane_max[x] > plane_max[empty_x]) empty_x = x;
@@ -261,7 +233,7 @@ __device__ int choose_place(const ImprintArrays& a, const RobotRows& r, int64_t 
     loc = sm_loc;
   } else {
     loc = plane_arg[empty_x];
-    a.occ[static_cast<int64_t>(r.b) * r.V + loc] = 1.0f;
+    a.occ[r.b * r.V + loc] = 1.0f;
   }
   const int slot = static_cast<int>(count % kMapCapacity);
   r.map_loc[slot * 3 + 0] = loc / (R * R);
@@ -273,11 +245,11 @@ __device__ int choose_place(const ImprintArrays& a, const RobotRows& r, int64_t 
 // 9. The blob of strength `strength_value` around `loc` on all 64 channels (threads over
 // channel x offset).
 template <int Threads>
-__device__ void add_blob(const ImprintArrays& a, const RobotRows& r, int loc,
+__device__ void add_blob(const ImprintArrays& a, const ImprintRobotRows& r, int loc,
                          float strength_value) {
   const int t = threadIdx.x, R = r.R, V = r.V;
   const int lx = loc / (R * R), ly = (loc / R) % R, lz = loc % R;
-  float* F = a.field + static_cast<int64_t>(r.b) * 64 * V;
+  float* F = a.field + r.b * 64 * V;
   for (int e = t; e < 64 * kBlobVoxels; e += Threads) {
     const int c = e / kBlobVoxels, i = e % kBlobVoxels;
     int dx, dy, dz;
@@ -299,7 +271,7 @@ __device__ void imprint_robot(const ImprintArrays& a) {
     if (t == 0) a.strength[static_cast<int64_t>(b) * a.strength_stride] = 0.0f;
     return;
   }
-  const RobotRows r(a, b);
+  const ImprintRobotRows r(a, b);
   __shared__ float sv[Threads];
   __shared__ int si[Threads];
   __shared__ float s_strength, s_p_norm;

@@ -35,11 +35,6 @@ void FusedHierarchicalPredictorImpl::advance_host(const CycleContext& ctx) {
   }
 }
 
-void FusedHierarchicalPredictorImpl::add_pending(torch::Tensor& field, const torch::Tensor& next) {
-  field.copy_(next);
-  apply_pending(field);
-}
-
 void FusedHierarchicalPredictorImpl::apply_pending(torch::Tensor& field) {
   ops::hierarchy_apply_(field, pending);
 }

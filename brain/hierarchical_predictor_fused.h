@@ -23,9 +23,8 @@ class FusedHierarchicalPredictorImpl : public HierarchicalPredictorState {
   void launch_observe(const CycleContext& ctx, const torch::Tensor& field);
   void advance_host(const CycleContext& ctx) override;
 
-  // Step 7.10: field = next + U_h, the pending cubes added after a copy (one pass).
-  void add_pending(torch::Tensor& field, const torch::Tensor& next);
-  // Step 7.10 when the field already holds next (the attractor pull writes it): field += U_h.
+  // Step 7.10 on a field that already holds next (the attractor pull writes it): field += U_h,
+  // the pending cubes.
   void apply_pending(torch::Tensor& field);
 
   // Per-robot scratch [B, ops::hierarchy::pending_width(S)] (channel means at cycle start,

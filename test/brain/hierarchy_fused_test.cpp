@@ -120,7 +120,8 @@ struct Side {
     if (fused_hierarchy) {
       fused_hierarchy->observe(ctx, field);
       fused_error_field->update(ctx, e);
-      fused_hierarchy->add_pending(out, in.next.to(device));
+      out.copy_(in.next);  // the field the attractor pull writes: next
+      fused_hierarchy->apply_pending(out);
     } else {
       const auto pending = ref_hierarchy->observe(ctx, field);
       ref_error_field->update(ctx, e);
@@ -204,7 +205,8 @@ TEST_CASE("The fused hierarchy steps create no tensor in steady state", "[brain]
   for (int r = 0; r < 3; ++r) {  // the same cycle's calls again: no new tensor each time
     fused.fused_hierarchy->observe(ctx, field);
     fused.fused_error_field->update(ctx, e);
-    fused.fused_hierarchy->add_pending(out, next);
+    out.copy_(next);
+    fused.fused_hierarchy->apply_pending(out);
   }
   REQUIRE(counter.count() == 0);
 }

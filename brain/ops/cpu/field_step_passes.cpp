@@ -7,6 +7,7 @@
 // dynamics channels and the per-channel intermediates X2 (halo 2), Aq (halo 1) and X3:
 //   X2 and Aq use padded planes of (R+2)^2 with a zero border, so the zero padding of the
 //   conv3d's of items 3-4 costs no branches; planes outside [0,R) stay all zero.
+#include "brain/ops/attractor_math.h"
 #include "brain/ops/cpu/field_step_passes.h"
 #include "brain/ops/cpu/vector_pieces.h"
 
@@ -645,7 +646,7 @@ inline double lanes_in_double(const Vec& v) {
 
 // Half-precision shadow lanes (attractor_to_half, attractor_sums): F16C / AVX-512 conversions
 // where the variant has them, c10::Half's (the same round-to-nearest-even) elsewhere and in tails.
-constexpr float kHalfMax = 65504.f;  // kAttractorHalfMax (brain/ops/attractor_math.h)
+constexpr float kHalfMax = kAttractorHalfMax;  // the operators' saturation (attractor_math.h)
 
 inline Vec load_half(const uint16_t* h, int64_t n) {
 #if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)

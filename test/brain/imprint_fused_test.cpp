@@ -17,13 +17,13 @@
 namespace fieldbrain::test {
 namespace {
 
-constexpr int64_t kB = 3, kS = 24, kR = 16;
+constexpr int64_t kImprintB = 3, kImprintS = 24, kImprintR = 16;
 
 // One imprint module (the ATen or the fused one) with its field, fact tables and drive, on one
 // device.
 struct ImprintSide {
   ImprintSide(const std::string& device, bool fused) : dev(device) {
-    const auto options = SensoryImprintOptions(kB, kS, kR).device(dev);
+    const auto options = SensoryImprintOptions(kImprintB, kImprintS, kImprintR).device(dev);
     if (fused) {
       fused_imprint = FusedSensoryImprint(options);
       imprint = fused_imprint.ptr();
@@ -31,7 +31,7 @@ struct ImprintSide {
       aten_imprint = SensoryImprint(options);
       imprint = aten_imprint.ptr();
     }
-    facts.allocate(kB, kS, dev);
+    facts.allocate(kImprintB, kImprintS, dev);
   }
   torch::Device dev;
   SensoryImprint aten_imprint{nullptr};
@@ -47,11 +47,11 @@ struct ImprintSide {
   void load(const torch::Tensor& sensors, const torch::Tensor& reward,
             const std::vector<torch::Tensor>& drive_cpu, const torch::Tensor& key_cpu) {
     ctx = CycleContext{};
-    ctx.batch = kB;
-    ctx.has_input.resize(kB);
-    ctx.skip_imprint.resize(kB);
+    ctx.batch = kImprintB;
+    ctx.has_input.resize(kImprintB);
+    ctx.skip_imprint.resize(kImprintB);
     facts.sensors_host.copy_(sensors);
-    for (int64_t b = 0; b < kB; ++b) {
+    for (int64_t b = 0; b < kImprintB; ++b) {
       const bool in = sensors[b].abs().max().item<float>() > 0.01f;
       ctx.has_input[b] = in;
       ctx.skip_imprint[b] = !in;
@@ -70,7 +70,7 @@ struct ImprintSide {
     key = key_cpu.to(dev);
     // The ATen form reads eps_loc as run_cycle's reference path draws it; the fused form
     // draws the same numbers from the key itself.
-    eps = torch::zeros({kB, kR, kR, kR}, torch::TensorOptions(torch::kFloat).device(dev));
+    eps = torch::zeros({kImprintB, kImprintR, kImprintR, kImprintR}, torch::TensorOptions(torch::kFloat).device(dev));
     ops::philox_normal_out(key, philox::kStreamEmptyLocation, eps);
   }
   void step() {
@@ -88,7 +88,7 @@ std::string strategy_of(ImprintSide& side, const torch::Tensor& occ_before,
   const int64_t count = side.imprint->map->count(b);
   const int64_t slot = (count - 1) % 100;
   const auto loc = side.imprint->map_loc[b][slot];
-  const auto flat = (loc[0] * kR * kR + loc[1] * kR + loc[2]).item<int64_t>();
+  const auto flat = (loc[0] * kImprintR * kImprintR + loc[1] * kImprintR + loc[2]).item<int64_t>();
   if (!side.imprint->occ[b].view(-1)[flat].equal(occ_before[b].view(-1)[flat])) return "empty";
   const auto p = side.imprint->map->data[b][slot];
   for (int64_t j = 0; j < std::min<int64_t>(count - 1, 100); ++j) {
@@ -102,7 +102,7 @@ std::string strategy_of(ImprintSide& side, const torch::Tensor& occ_before,
 // silent every third cycle, robot 2 gets a new pattern every cycle; rewards change sign.
 // (Robot 1's content channels start negative: its positive patterns find no resonant place.)
 torch::Tensor sensors_at(int64_t i, const torch::Tensor& fixed) {
-  auto s = torch::rand({kB, kS});
+  auto s = torch::rand({kImprintB, kImprintS});
   s[0].copy_(fixed[i % 2]);
   if (i % 3 == 0) s[1].zero_();
   return s;
@@ -110,8 +110,8 @@ torch::Tensor sensors_at(int64_t i, const torch::Tensor& fixed) {
 
 // (seed, cycle) per robot at cycle i.
 torch::Tensor noise_key_at(int64_t i) {
-  auto key = torch::zeros({kB, 2}, torch::kLong);
-  for (int64_t b = 0; b < kB; ++b) {
+  auto key = torch::zeros({kImprintB, 2}, torch::kLong);
+  for (int64_t b = 0; b < kImprintB; ++b) {
     key[b][0] = 1000 + 17 * b;
     key[b][1] = i;
   }
@@ -123,24 +123,24 @@ torch::Tensor noise_key_at(int64_t i) {
 TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][fused]") {
   torch::manual_seed(5);
   ImprintSide aten("cpu", false), fused("cpu", true);
-  const auto start = torch::randn({kB, 64, kR, kR, kR}) * 0.3;
+  const auto start = torch::randn({kImprintB, 64, kImprintR, kImprintR, kImprintR}) * 0.3;
   start[1].slice(0, 0, 8).abs_().add_(0.5).neg_();
   aten.field = start.clone();
   fused.field = start.clone();
-  const auto fixed = torch::rand({2, kS});
+  const auto fixed = torch::rand({2, kImprintS});
   std::map<std::string, int> used;
   for (int64_t i = 0; i < 14; ++i) {
     CAPTURE(i);
     const auto sensors = sensors_at(i, fixed);
-    const auto reward = torch::rand({kB}) * 2 - 1;
+    const auto reward = torch::rand({kImprintB}) * 2 - 1;
     const std::vector<torch::Tensor> drive{
-        torch::rand({kB}), (torch::rand({kB}) > 0.5).to(torch::kFloat), torch::rand({kB}) + 1,
-        torch::rand({kB}) * 0.8 + 0.1, torch::rand({kB}) * 0.5 + 1};
+        torch::rand({kImprintB}), (torch::rand({kImprintB}) > 0.5).to(torch::kFloat), torch::rand({kImprintB}) + 1,
+        torch::rand({kImprintB}) * 0.8 + 0.1, torch::rand({kImprintB}) * 0.5 + 1};
     const auto key = noise_key_at(i);
     if (i % 4 == 2) {
       // Robot 2's content channels follow its projected pattern: the resonant place wins.
       const auto a = sensors.slice(0, 2, 3);
-      const auto proj = aten.aten_imprint->project(a / a.norm()).view({kR, kR, kR});
+      const auto proj = aten.aten_imprint->project(a / a.norm()).view({kImprintR, kImprintR, kImprintR});
       for (auto* side : {&aten, &fused}) side->field[2].slice(0, 0, 8).add_(proj * 4);
     }
     aten.load(sensors, reward, drive, key);
@@ -149,7 +149,7 @@ TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][
     const auto map_before = aten.imprint->map->data.clone();
     aten.step();
     fused.step();
-    for (int64_t b = 0; b < kB; ++b) {
+    for (int64_t b = 0; b < kImprintB; ++b) {
       if (aten.ctx.has_input[b]) ++used[strategy_of(aten, occ_before, map_before, b)];
       CHECK(aten.imprint->map->count(b) == fused.imprint->map->count(b));
     }
@@ -170,10 +170,10 @@ TEST_CASE("The fused imprint follows the ATen imprint cycle by cycle", "[brain][
 TEST_CASE("The fused imprint creates no tensor in steady state", "[brain][fused]") {
   torch::manual_seed(6);
   ImprintSide fused("cpu", true);
-  fused.field = torch::randn({kB, 64, kR, kR, kR}) * 0.3;
-  const std::vector<torch::Tensor> drive{torch::rand({kB}), torch::zeros({kB}), torch::ones({kB}),
-                                         torch::full({kB}, 0.5), torch::ones({kB})};
-  fused.load(torch::rand({kB, kS}), torch::zeros({kB}), drive, noise_key_at(0));
+  fused.field = torch::randn({kImprintB, 64, kImprintR, kImprintR, kImprintR}) * 0.3;
+  const std::vector<torch::Tensor> drive{torch::rand({kImprintB}), torch::zeros({kImprintB}), torch::ones({kImprintB}),
+                                         torch::full({kImprintB}, 0.5), torch::ones({kImprintB})};
+  fused.load(torch::rand({kImprintB, kImprintS}), torch::zeros({kImprintB}), drive, noise_key_at(0));
   fused.step();  // first call: the dispatcher's lookups
   ops::AllocationCounter counter;
   for (int k = 0; k < 3; ++k) fused.step();
@@ -184,17 +184,17 @@ TEST_CASE("The CUDA imprint kernel follows the CPU kernel", "[cuda][brain][fused
   if (!cuda_or_skip("fused imprint CUDA vs CPU")) return;
   torch::manual_seed(7);
   ImprintSide cpu("cpu", true), gpu("cuda", true);
-  const auto start = torch::randn({kB, 64, kR, kR, kR}) * 0.3;
+  const auto start = torch::randn({kImprintB, 64, kImprintR, kImprintR, kImprintR}) * 0.3;
   cpu.field = start.clone();
   gpu.field = start.to(gpu.dev);
-  const auto fixed = torch::rand({2, kS});
+  const auto fixed = torch::rand({2, kImprintS});
   for (int64_t i = 0; i < 14; ++i) {
     CAPTURE(i);
     const auto sensors = sensors_at(i, fixed);
-    const auto reward = torch::rand({kB}) * 2 - 1;
+    const auto reward = torch::rand({kImprintB}) * 2 - 1;
     const std::vector<torch::Tensor> drive{
-        torch::rand({kB}), (torch::rand({kB}) > 0.5).to(torch::kFloat), torch::rand({kB}) + 1,
-        torch::rand({kB}) * 0.8 + 0.1, torch::rand({kB}) * 0.5 + 1};
+        torch::rand({kImprintB}), (torch::rand({kImprintB}) > 0.5).to(torch::kFloat), torch::rand({kImprintB}) + 1,
+        torch::rand({kImprintB}) * 0.8 + 0.1, torch::rand({kImprintB}) * 0.5 + 1};
     const auto key = noise_key_at(i);
     cpu.load(sensors, reward, drive, key);
     gpu.load(sensors, reward, drive, key);

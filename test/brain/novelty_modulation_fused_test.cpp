@@ -18,7 +18,7 @@
 namespace fieldbrain::test {
 namespace {
 
-constexpr int64_t kR = 8, kS = 24, kCycles = 260;
+constexpr int64_t kNoveltyR = 8, kNoveltyS = 24, kCycles = 260;
 constexpr int64_t kCycleStep = 7;  // n advances by 7: entries reach age 1000 after 143 calls
 
 // Host-side inputs of one call, made on the CPU from a fixed seed.
@@ -34,21 +34,21 @@ class InputStream {
  public:
   explicit InputStream(int64_t batch) : B_(batch) {
     torch::manual_seed(1234);
-    field_ = torch::randn({B_, 64, kR, kR, kR});
-    err_ = torch::rand({B_, kS}) * 0.4;
+    field_ = torch::randn({B_, 64, kNoveltyR, kNoveltyR, kNoveltyR});
+    err_ = torch::rand({B_, kNoveltyS}) * 0.4;
   }
 
   CallInputs next(int64_t i) {
     CallInputs in;
     // A new field every 6th call, otherwise a small drift (a familiar corner block).
     if (i % 6 == 0) {
-      field_ = torch::randn({B_, 64, kR, kR, kR}) * (1.0 + 0.01 * static_cast<double>(i % 50));
+      field_ = torch::randn({B_, 64, kNoveltyR, kNoveltyR, kNoveltyR}) * (1.0 + 0.01 * static_cast<double>(i % 50));
     } else {
-      field_ = field_ + 0.02 * torch::randn({B_, 64, kR, kR, kR});
+      field_ = field_ + 0.02 * torch::randn({B_, 64, kNoveltyR, kNoveltyR, kNoveltyR});
     }
     in.field = field_.clone();
     // The error: random, then flat for a stretch (improvements near 0: plateau), then random.
-    if (i < 90 || i >= 190) err_ = torch::rand({B_, kS}) * 0.4;
+    if (i < 90 || i >= 190) err_ = torch::rand({B_, kNoveltyS}) * 0.4;
     in.last_err = err_.clone();
     const auto X = in.field.slice(1, 0, 48).reshape({B_, -1});
     auto table = torch::zeros({B_, 5});

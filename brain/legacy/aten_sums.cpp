@@ -248,6 +248,10 @@ void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t 
     column_sums<8>(x, rows, row_stride, cols, out);
 }
 
+FIELDBRAIN_LEGACY_SUMS_SIMD float aten_scalar_row_sum(const float* x, int64_t stride, int64_t n) {
+  return scalar_row_sum(x, stride, n);
+}
+
 namespace {
 
 // 1 / n for n = 1..64, each correctly rounded (the division's own double)

@@ -60,6 +60,10 @@ void aten_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t 
 void aten_slice_column_sums(const float* x, int64_t rows, int64_t row_stride, int64_t slice_cols,
                             int64_t slices, float* out);
 
+// SumKernel's scalar row_sum of n values `stride` floats apart (the sum TensorIterator takes of
+// each innermost row when that row is not contiguous), before it is added to the output.
+float aten_scalar_row_sum(const float* x, int64_t stride, int64_t n);
+
 // torch.var(x, dim=-1, unbiased=True) of `rows` rows of n contiguous floats (n > 1), row r at
 // x + r * row_stride: Welford in double, rounded to float32.
 void aten_row_vars(const float* x, int64_t rows, int64_t row_stride, int64_t n, float* out);

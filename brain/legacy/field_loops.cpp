@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "brain/legacy/aten_sums.h"
@@ -59,6 +60,30 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD inline void neighbour_fma_chain(const float* const 
   for (int64_t c = 0; c < kC; ++c) acc[c] = 0.0f;
   for (const float* n : taps)
     for (int64_t c = 0; c < kC; ++c) acc[c] = __builtin_fmaf(0.1f, n[c], acc[c]);
+#endif
+}
+
+// neighbour_fma_chain of two voxels at once: the same FMAs in the same order for each, the two
+// chains interleaved so that one's FMA latency hides under the other's.
+FIELDBRAIN_LEGACY_LOOPS_SIMD inline void neighbour_fma_chains(const float* const (&taps)[2][26],
+                                                              float* acc0, float* acc1) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const __m256 w = _mm256_set1_ps(0.1f);
+  __m256 a[2][6];
+  for (auto& row : a)
+    for (__m256& v : row) v = _mm256_setzero_ps();
+  for (int t = 0; t < 26; ++t)
+    for (int k = 0; k < 2; ++k) {
+      const float* n = taps[k][t];
+      for (int j = 0; j < 6; ++j) a[k][j] = _mm256_fmadd_ps(w, _mm256_loadu_ps(n + 8 * j), a[k][j]);
+    }
+  for (int j = 0; j < 6; ++j) {
+    _mm256_storeu_ps(acc0 + 8 * j, a[0][j]);
+    _mm256_storeu_ps(acc1 + 8 * j, a[1][j]);
+  }
+#else
+  neighbour_fma_chain(taps[0], acc0);
+  neighbour_fma_chain(taps[1], acc1);
 #endif
 }
 
@@ -166,6 +191,45 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD inline bool dynamics_update(const float* d, const f
   return nan;
 #endif
 }
+
+// One z-line of the coupling walk (voxels (x, y, 0..R-1)).
+struct CouplingLine {
+  const float *content, *activation, *field;
+  float* out;
+  int64_t R, x, y;
+  const int64_t* tap_offsets;  // an inner voxel's 26 neighbours, chain order, in floats
+
+  // the 26 neighbours of voxel z in (dx, dy, dz) order, a zero row outside the field
+  void taps(int64_t z, const float* (&t)[26]) const {
+    const int64_t v = (x * R + y) * R + z;
+    if (x > 0 && x + 1 < R && y > 0 && y + 1 < R && z > 0 && z + 1 < R) {
+      const float* centre = activation + v * kC;
+      for (int k = 0; k < 26; ++k) t[k] = centre + tap_offsets[k];
+      return;
+    }
+    int k = 0;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz) {
+          if (dx == 0 && dy == 0 && dz == 0) continue;
+          const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
+          const bool inside = nx >= 0 && nx < R && ny >= 0 && ny < R && nz >= 0 && nz < R;
+          t[k++] = inside ? activation + ((nx * R + ny) * R + nz) * kC : kZeroRow;
+        }
+  }
+  // voxel z's coupled content from its neighbour sum acc (coupled_values); its |values| into
+  // line_abs's row z
+  FIELDBRAIN_LEGACY_LOOPS_SIMD int couple(int64_t z, const float* acc, float* line_abs,
+                                          MaxLanes& vmax) const {
+    const int64_t v = (x * R + y) * R + z;
+    const float* d = field + v * kF + kC;
+    const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
+    const float p1 = sigmoid_scalar(d[13]);
+    // (a NaN here shows as a NaN energy below: no per-value test)
+    return coupled_values(acc, avg_weight, p1, content + v * kC, out + v * kF,
+                          line_abs + z * kC, vmax);
+  }
+};
 
 }  // namespace
 
@@ -283,7 +347,7 @@ coupling_and_dynamics(const float* content, const float* activation, const float
   const DynamicsWeights weights{keep, step, static_cast<float>(1 - error_weight),
                                 static_cast<float>(error_weight)};
   bool nan = false;
-  alignas(64) float acc[kC];
+  alignas(64) float acc[kC], acc_next[kC];
   MaxLanes vmax;
   // one z-line at a time: its coupled content first, then its per-voxel moments as ATen
   // reduces them (aten_sums.h), then its dynamics
@@ -293,31 +357,35 @@ coupling_and_dynamics(const float* content, const float* activation, const float
   line_energy.resize(static_cast<size_t>(R));
   line_var.resize(static_cast<size_t>(R));
   line_small.resize(static_cast<size_t>(R));
+  // an inner voxel's 26 neighbours, in the chain's (dx, dy, dz) order, as offsets (no bounds)
+  int64_t tap_offsets[26];
+  {
+    int t = 0;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+          if (dx != 0 || dy != 0 || dz != 0) tap_offsets[t++] = ((dx * R + dy) * R + dz) * kC;
+  }
   for (int64_t x = 0; x < R; ++x)
     for (int64_t y = 0; y < R; ++y) {
       const int64_t v0 = (x * R + y) * R;
-      for (int64_t z = 0; z < R; ++z) {
-        const int64_t v = v0 + z;
-        const float* d = field + v * kF + kC;
-        const float* b = content + v * kC;
-        float* o = out + v * kF;
-        // neighbour_sum(activation, 0.1): 26 FMAs in (dx, dy, dz) order
+      // neighbour_sum(activation, 0.1): 26 FMAs in (dx, dy, dz) order, two voxels at a time
+      const CouplingLine line{content, activation, field, out, R, x, y, tap_offsets};
+      int64_t zc = 0;
+      for (; zc + 2 <= R; zc += 2) {
+        const float* taps[2][26];
+        line.taps(zc, taps[0]);
+        line.taps(zc + 1, taps[1]);
+        neighbour_fma_chains(taps, acc, acc_next);
+        line_small[static_cast<size_t>(zc)] = line.couple(zc, acc, line_abs.data(), vmax);
+        line_small[static_cast<size_t>(zc + 1)] =
+            line.couple(zc + 1, acc_next, line_abs.data(), vmax);
+      }
+      if (zc < R) {  // an odd line's last voxel alone
         const float* taps[26];
-        int t = 0;
-        for (int dx = -1; dx <= 1; ++dx)
-          for (int dy = -1; dy <= 1; ++dy)
-            for (int dz = -1; dz <= 1; ++dz) {
-              if (dx == 0 && dy == 0 && dz == 0) continue;
-              const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
-              const bool inside = nx >= 0 && nx < R && ny >= 0 && ny < R && nz >= 0 && nz < R;
-              taps[t++] = inside ? activation + ((nx * R + ny) * R + nz) * kC : kZeroRow;
-            }
+        line.taps(zc, taps);
         neighbour_fma_chain(taps, acc);
-        const float avg_weight = ((((0.0f + d[8]) + d[9]) + d[10]) + d[11]) / 4.0f;
-        const float p1 = sigmoid_scalar(d[13]);
-        float* a_line = line_abs.data() + z * kC;
-        // (a NaN here shows as a NaN energy below: no per-value test)
-        line_small[static_cast<size_t>(z)] = coupled_values(acc, avg_weight, p1, b, o, a_line, vmax);
+        line_small[static_cast<size_t>(zc)] = line.couple(zc, acc, line_abs.data(), vmax);
       }
       // _evolve_dynamics: energy = mean(|c|, -1), variance = var(c, -1), sparsity
       aten_row_sums(line_abs.data(), R, kC, kC, line_energy.data());
@@ -447,6 +515,97 @@ AbsStats add_and_abs_stats(float* x, float add, int64_t n) {
   return abs_stats_walk<true>(x, add, n);
 }
 
+namespace {
+
+// The sequential sum, value by value: the definition the grid steps below must reproduce.
+inline double square_sum_sequential(double s, const float* x, int64_t rows, int64_t row_stride,
+                                    int64_t channels, double mean) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < channels; ++c) {
+      const double d = static_cast<double>(x[r * row_stride + c]) - mean;
+      s += d * d;
+    }
+  return s;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// One block of a sequential sum of squares without the sequence. While the running sum s stays
+// in one binade [2^e, 2^(e+1)), every double it takes is a multiple of that binade's ulp u, so
+// each rounded step fl(s + p) is s + u * round(p / u) (p >= 0: the sum only grows), a tie
+// (p / u exactly half an odd integer) excepted, where round-half-even looks at s's last bit.
+// So the block's sum is s + u * (the sum of the integers round(p / u)), which adds in any
+// order (exactly: integers below 2^53), provided no step leaves the binade, i.e. the block's
+// end stays below 2^(e+1) (the steps are monotone). Returns false (s untouched) where that
+// does not hold: a tie, a step into the next binade, s not a large enough normal number, or a
+// non-finite value; the caller then adds the block value by value.
+FIELDBRAIN_LEGACY_LOOPS_SIMD bool square_sum_on_grid(double& s, const float* x, int64_t rows,
+                                                     int64_t row_stride, int64_t channels,
+                                                     double mean) {
+  uint64_t bits;
+  std::memcpy(&bits, &s, sizeof bits);
+  const auto e = static_cast<int64_t>(bits >> 52);  // s >= 0: no sign bit
+  if (e <= 52 + 1 || e >= 2046 || channels % 8 != 0) return false;
+  const auto from_exponent = [](int64_t biased) {
+    const uint64_t b = static_cast<uint64_t>(biased) << 52;
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  };
+  const double u = from_exponent(e - 52), inv_u = from_exponent(2046 + 52 - e),
+               top = from_exponent(e + 1);
+  const __m256d vmean = _mm256_set1_pd(mean), vinv = _mm256_set1_pd(inv_u);
+  const __m256d half = _mm256_set1_pd(0.5), sign = _mm256_set1_pd(-0.0);
+  __m256d k0 = _mm256_setzero_pd(), k1 = k0, tie = k0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * row_stride;
+    for (int64_t c = 0; c < channels; c += 8) {
+      const __m256 v = _mm256_loadu_ps(row + c);
+      const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vmean);
+      const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), vmean);
+      // p / u exactly (a power of two; a p so small that it rounds is far below 1/2)
+      const __m256d q0 = _mm256_mul_pd(_mm256_mul_pd(d0, d0), vinv);
+      const __m256d q1 = _mm256_mul_pd(_mm256_mul_pd(d1, d1), vinv);
+      const __m256d n0 = _mm256_round_pd(q0, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m256d n1 = _mm256_round_pd(q1, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      tie = _mm256_or_pd(
+          tie, _mm256_or_pd(
+                   _mm256_cmp_pd(_mm256_andnot_pd(sign, _mm256_sub_pd(q0, n0)), half, _CMP_EQ_OQ),
+                   _mm256_cmp_pd(_mm256_andnot_pd(sign, _mm256_sub_pd(q1, n1)), half,
+                                 _CMP_EQ_OQ)));
+      k0 = _mm256_add_pd(k0, n0);
+      k1 = _mm256_add_pd(k1, n1);
+    }
+  }
+  if (_mm256_movemask_pd(tie) != 0) return false;
+  alignas(32) double lanes[4];
+  _mm256_store_pd(lanes, _mm256_add_pd(k0, k1));
+  const double k = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  // (k < 2^53 whenever the end is below top; a NaN or inf fails the comparison)
+  const double end = s + u * k;
+  if (!(end < top)) return false;
+  s = end;
+  return true;
+}
+#endif
+
+}  // namespace
+
+double ordered_square_sum(double s, const float* x, int64_t rows, int64_t row_stride,
+                          int64_t channels, double mean) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  constexpr int64_t kRowsPerBlock = 4;
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowsPerBlock) {
+    const int64_t m = std::min(kRowsPerBlock, rows - r0);
+    const float* block = x + r0 * row_stride;
+    if (!square_sum_on_grid(s, block, m, row_stride, channels, mean))
+      s = square_sum_sequential(s, block, m, row_stride, channels, mean);
+  }
+  return s;
+#else
+  return square_sum_sequential(s, x, rows, row_stride, channels, mean);
+#endif
+}
+
 FIELDBRAIN_LEGACY_LOOPS_SIMD ContentSums content_abs_sum_and_var(const float* x, int64_t V,
                                                               int64_t C, int64_t channels) {
   // aten_strided_var's walk (the float mean, then the squared deviations summed in double in
@@ -461,12 +620,9 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD ContentSums content_abs_sum_and_var(const float* x,
   double squares = 0.0;
   for (int64_t v0 = 0; v0 < V; v0 += per_block) {
     const int64_t m = std::min(per_block, V - v0);
+    squares = ordered_square_sum(squares, x + v0 * C, m, C, channels, mean);
     for (int64_t v = 0; v < m; ++v) {
       const float* row = x + (v0 + v) * C;
-      for (int64_t c = 0; c < channels; ++c) {
-        const double d = static_cast<double>(row[c]) - mean;
-        squares += d * d;
-      }
       for (int64_t c = 0; c < channels; ++c) block[v * channels + c] = std::fabs(row[c]);
     }
     sum.add(block, m * channels);

@@ -82,4 +82,11 @@ struct ContentSums {
 };
 ContentSums content_abs_sum_and_var(const float* x, int64_t V, int64_t C, int64_t channels);
 
+// s + the sum over the rows' first `channels` values of (double(x) - mean)^2, added one value
+// after another in memory order as one sequential double sum (aten_strided_var's sum), bit
+// for bit that sequence, without its chain of dependent additions where that is exact (see
+// the .cpp). [rows, row_stride] array.
+double ordered_square_sum(double s, const float* x, int64_t rows, int64_t row_stride,
+                          int64_t channels, double mean);
+
 }  // namespace fieldbrain::legacy

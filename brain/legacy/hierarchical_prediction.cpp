@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -83,16 +84,15 @@ torch::Tensor HierarchicalPredictionImpl::combine(const HierarchicalPredictionRe
          total_weight;
 }
 
-// HierarchicalPredictionSystem._encode_pattern_to_field
-void HierarchicalPredictionImpl::encode_pattern_to_field(const torch::Tensor& pattern,
+// HierarchicalPredictionSystem._encode_pattern_to_field (error_magnitude:
+// torch.mean(torch.abs(error)), taken by the caller)
+void HierarchicalPredictionImpl::encode_pattern_to_field(const float* pattern, int64_t length,
                                                          int64_t first_channel,
-                                                         const torch::Tensor& error,
+                                                         double error_magnitude,
                                                          std::vector<FieldBlobWrite>& out) const {
   const auto& shape = options_.field_shape();
-  const double error_magnitude = torch::mean(torch::abs(error)).item<double>();
   if (!(error_magnitude > 0.01)) return;
-  const float* pv = pattern.data_ptr<float>();
-  const int64_t n = std::min<int64_t>(pattern.size(0), 16);
+  const int64_t n = std::min<int64_t>(length, 16);
   for (int64_t i = 0; i < n; ++i) {
     // int((i % 4) * R / 4 + R / 8): true divisions in double, then truncation
     const auto xc = static_cast<int64_t>(static_cast<double>((i % 4) * shape[0]) / 4.0 +
@@ -102,7 +102,7 @@ void HierarchicalPredictionImpl::encode_pattern_to_field(const torch::Tensor& pa
     const int64_t zc = shape[2] / 2;
     const int64_t spread =
         std::max<int64_t>(1, std::min<int64_t>(3, static_cast<int64_t>(error_magnitude * 10)));
-    const double value = static_cast<double>(pv[i]) * (0.5 + error_magnitude);
+    const double value = static_cast<double>(pattern[i]) * (0.5 + error_magnitude);
     out.push_back({std::max<int64_t>(0, xc - spread), std::min(shape[0], xc + spread + 1),
                    std::max<int64_t>(0, yc - spread), std::min(shape[1], yc + spread + 1),
                    std::max<int64_t>(0, zc - spread), std::min(shape[2], zc + spread + 1),
@@ -110,42 +110,62 @@ void HierarchicalPredictionImpl::encode_pattern_to_field(const torch::Tensor& pa
   }
 }
 
-// HierarchicalPredictionSystem.process_hierarchical_errors
+// torch.mean(torch.stack(history[first:]), 0) into out[S]: the rows gathered into one
+// contiguous [n, S] block (what stack makes) and summed down its columns in ATen's order.
+void HierarchicalPredictionImpl::history_mean(std::size_t first, float* out) {
+  const int64_t S = history_[first].size(0), n = static_cast<int64_t>(history_.size() - first);
+  history_rows_.resize(static_cast<std::size_t>(n * S));
+  float* rows = history_rows_.data();
+  for (std::size_t i = first; i < history_.size(); ++i, rows += S) {
+    TORCH_CHECK(history_[i].size(0) == S, "hierarchical history: rows of different lengths");
+    std::copy_n(history_[i].data_ptr<float>(), S, rows);
+  }
+  exact_column_means(history_rows_.data(), n, S, out);
+}
+
+// HierarchicalPredictionSystem.process_hierarchical_errors. The targets, errors and weight
+// updates are loops over the tensors' memory with the ATen ops' float32 roundings (a scalar
+// operand rounded to float first; outer(e, err) * lr added to the weights), the means in
+// ATen's summation order (aten_sums.h, exact_block_sums.h).
 std::vector<FieldBlobWrite> HierarchicalPredictionImpl::process_errors(
-    const HierarchicalPredictionResult& predicted, const torch::Tensor& actual,
+    const HierarchicalPredictionResult& predicted, const torch::Tensor& actual_in,
     const torch::Tensor& current_field) {
   std::vector<FieldBlobWrite> writes;
+  const torch::Tensor actual = actual_in.contiguous();
   history_.push_back(actual.clone());
   if (history_.size() > 1000) history_.pop_front();
-  const int64_t min_dim = std::min(actual.size(0), predicted.predictions[0].size(0));
+  const int64_t A = actual.size(0);
+  const int64_t min_dim = std::min(A, predicted.predictions[0].size(0));
   const std::size_t n = history_.size();
+  std::vector<float>& target = target_scratch_;
+  std::vector<float>& error = error_scratch_;
+  target.resize(static_cast<std::size_t>(A));
+  error.resize(static_cast<std::size_t>(min_dim));
   torch::Tensor means;  // the current field's channel means, when a level first needs them
   for (int k = 0; k < 4; ++k) {
-    torch::Tensor target;
     if (k == 0) {
-      target = actual;
-    } else if (k == 1) {
-      if (n < 10) continue;
-      target = torch::mean(
-          torch::stack(std::vector<torch::Tensor>(history_.end() - 10, history_.end())), 0);
-    } else if (k == 2) {
-      if (n < 100) continue;
-      target = torch::mean(
-          torch::stack(std::vector<torch::Tensor>(history_.end() - 100, history_.end())), 0);
+      std::copy_n(actual.data_ptr<float>(), A, target.data());
     } else {
-      if (n < 100) continue;  // abstract_window // 10
-      target = torch::mean(
-          torch::stack(std::vector<torch::Tensor>(history_.begin(), history_.end())), 0);
+      const std::size_t window = k == 1 ? 10 : 100;  // abstract: all of it once >= 100
+      if (n < window) continue;
+      history_mean(k == 3 ? 0 : n - window, target.data());
     }
-    torch::Tensor error =
-        target.index({Slice(0, min_dim)}) - predicted.predictions[k].index({Slice(0, min_dim)});
-    errors_[k].push_back(torch::mean(torch::abs(error)).item<double>());
+    const torch::Tensor pk = predicted.predictions[k].contiguous();
+    const float* pp = pk.data_ptr<float>();
+    for (int64_t j = 0; j < min_dim; ++j) error[j] = target[j] - pp[j];
+    const double error_magnitude = exact_abs_mean(error.data(), min_dim);
+    errors_[k].push_back(error_magnitude);
     if (errors_[k].size() > 50) errors_[k].pop_front();
     if (!means.defined()) means = channel_means(current_field);
-    torch::Tensor encoding = means.index({Slice(16 * k, 16 * k + 16)});
-    torch::Tensor grad = torch::outer(encoding, error.index({Slice(0, min_dim)}));
-    weights_[k].index({Slice(), Slice(0, min_dim)}) += grad * kLearningRates[k];
-    encode_pattern_to_field(target, 16 * k, error, writes);
+    const float* enc = means.data_ptr<float>() + 16 * k;
+    // weights[k][:, :min_dim] += outer(encoding, error) * lr
+    TORCH_CHECK(weights_[k].is_contiguous(), "hierarchical weights must be contiguous");
+    float* w = weights_[k].data_ptr<float>();
+    const int64_t S = weights_[k].size(1);
+    const auto lr = static_cast<float>(kLearningRates[k]);
+    for (int64_t i = 0; i < 16; ++i)
+      for (int64_t j = 0; j < min_dim; ++j) w[i * S + j] = w[i * S + j] + enc[i] * error[j] * lr;
+    encode_pattern_to_field(target.data(), A, 16 * k, error_magnitude, writes);
   }
   return writes;
 }

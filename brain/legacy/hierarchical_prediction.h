@@ -60,13 +60,16 @@ class HierarchicalPredictionImpl : public torch::nn::Module {
 
  private:
   static double calculate_confidence(const std::deque<double>& errors);
-  void encode_pattern_to_field(const torch::Tensor& pattern, int64_t first_channel,
-                               const torch::Tensor& error, std::vector<FieldBlobWrite>& out) const;
+  void encode_pattern_to_field(const float* pattern, int64_t length, int64_t first_channel,
+                               double error_magnitude, std::vector<FieldBlobWrite>& out) const;
+  void history_mean(std::size_t first, float* out);
 
   HierarchicalPredictionOptions options_;
   std::array<torch::Tensor, 4> weights_;
   std::deque<torch::Tensor> history_;         // sensory_history, maxlen 1000
   std::array<std::deque<double>, 4> errors_;  // maxlen 50 each
+  std::vector<float> history_rows_;           // history_mean's gathered rows (reused)
+  std::vector<float> target_scratch_, error_scratch_;  // process_errors' (reused)
 };
 TORCH_MODULE(HierarchicalPrediction);
 

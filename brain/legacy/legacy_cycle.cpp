@@ -6,6 +6,7 @@
 #include <cmath>
 #include <mutex>
 
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/motor_generation.h"
 #include "brain/legacy/python_numerics.h"
@@ -49,7 +50,14 @@ std::vector<TopologyRegion*> LegacyCycle::last_activated_objects() {
 
 // UnifiedFieldBrain._imprint_experience
 void LegacyCycle::imprint_experience(const torch::Tensor& raw, double field_intensity) {
-  const bool has_input = torch::max(torch::abs(raw)).item<float>() > 0.01f;
+  // torch.max(torch.abs(raw)) > 0.01 (a max is the same float in any order; a NaN wins)
+  bool above = false, nan = false;
+  const float* rv = raw.data_ptr<float>();
+  for (int64_t i = 0; i < raw.numel(); ++i) {
+    above = above || std::fabs(rv[i]) > 0.01f;
+    nan = nan || std::isnan(rv[i]);
+  }
+  const bool has_input = above && !nan;
   if (!has_input) return;
   const FieldModulation& mod = dynamics_->modulation();
   double scaled = field_intensity * (mod.set ? mod.imprint_strength : 0.5);
@@ -142,8 +150,8 @@ std::vector<double> LegacyCycle::process(const std::vector<double>& input, doubl
     torch::Tensor a = actual.size(0) == n ? actual : actual.index({Slice(0, n)});
     torch::Tensor p = predicted_sensory_.size(0) == n ? predicted_sensory_
                                                       : predicted_sensory_.index({Slice(0, n)});
-    const double sensory_error = torch::mean(torch::abs(a - p)).item<double>();
     last_prediction_error_ = a - p;
+    const double sensory_error = exact_abs_mean(last_prediction_error_.data_ptr<float>(), n);
     const double model_complexity = py_min(1.0, static_cast<double>(topology_.size()) / 50.0);
     const double error_weight = 1.5 - 0.5 * model_complexity;
     const double base_confidence = brain_cycles_ < 50 ? 0.2 * (1.0 - model_complexity) : 0.0;
@@ -167,9 +175,10 @@ std::vector<double> LegacyCycle::process(const std::vector<double>& input, doubl
   // 5. field state, novelty, confidence, modulation
   const FieldState state = dynamics_->compute_field_state(field_);
   dynamics_->compute_novelty(field_);
-  const double error_scalar = last_prediction_error_.defined()
-                                  ? torch::mean(torch::abs(last_prediction_error_)).item<double>()
-                                  : std::abs(0.3);
+  const double error_scalar =
+      last_prediction_error_.defined()
+          ? exact_abs_mean(last_prediction_error_.data_ptr<float>(), last_prediction_error_.numel())
+          : std::abs(0.3);
   dynamics_->update_confidence(error_scalar);
   bool has_input = false;
   for (int64_t i = 0; i + 1 < L; ++i)

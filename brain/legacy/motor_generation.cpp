@@ -1,6 +1,9 @@
 #include "brain/legacy/motor_generation.h"
 
+#include <array>
 #include <cmath>
+
+#include "brain/legacy/exact_block_sums.h"
 
 namespace fieldbrain::legacy {
 
@@ -10,20 +13,36 @@ namespace {
 // _extract_motor_tendencies_from_field
 torch::Tensor extract_motor_tendencies(const torch::Tensor& field, int64_t motor_dim,
                                        at::Generator& gen, bool has_strategic_pattern) {
-  torch::Tensor content = field.index({"...", Slice(0, 32)});
-  const int64_t R0 = content.size(0), R1 = content.size(1), R2 = content.size(2);
+  // the means of the content's first and last planes along each axis and the pattern's mean
+  // |value|: exact_block_sums' loops over the field's memory (torch.mean's floats)
+  TORCH_CHECK(field.dim() == 4 && field.is_contiguous() && field.size(3) >= 48,
+              "extract_motor_tendencies: a contiguous [R, R, R, >= 48] field");
+  const int64_t R0 = field.size(0), R1 = field.size(1), R2 = field.size(2);
+  const float* f = field.data_ptr<float>();
+  const std::array<int64_t, 3> strides = {field.stride(0), field.stride(1), field.stride(2)};
+  // content[i] (axis 0), content[:, i] (axis 1), content[:, :, i] (axis 2): one plane
+  auto plane_mean = [&](int axis, int64_t i) {
+    FieldBlock b;
+    b.data = f + i * strides[axis];
+    b.sizes = {R0, R1, R2};
+    b.sizes[axis] = 1;
+    b.strides = strides;
+    b.channels = 32;
+    return exact_block_mean(b);
+  };
   double x_grad = 0.0, y_grad = 0.0, z_grad = 0.0;
-  if (R0 > 1) x_grad = (content.index({-1}).mean() - content.index({0}).mean()).item<double>();
-  if (R1 > 1)
-    y_grad =
-        (content.index({Slice(), -1}).mean() - content.index({Slice(), 0}).mean()).item<double>();
-  if (R2 > 1)
-    z_grad =
-        (content.index({Slice(), Slice(), -1}).mean() - content.index({Slice(), Slice(), 0}).mean())
-            .item<double>();
+  if (R0 > 1) x_grad = static_cast<double>(plane_mean(0, R0 - 1) - plane_mean(0, 0));
+  if (R1 > 1) y_grad = static_cast<double>(plane_mean(1, R1 - 1) - plane_mean(1, 0));
+  if (R2 > 1) z_grad = static_cast<double>(plane_mean(2, R2 - 1) - plane_mean(2, 0));
   double pattern_strength = 0.0;
-  if (has_strategic_pattern)
-    pattern_strength = field.index({"...", Slice(32, 48)}).abs().mean().item<double>();
+  if (has_strategic_pattern) {
+    FieldBlock b;
+    b.data = f + 32;
+    b.sizes = {R0, R1, R2};
+    b.strides = strides;
+    b.channels = 16;
+    pattern_strength = static_cast<double>(exact_block_abs_mean(b));
+  }
   torch::Tensor t = torch::zeros({motor_dim}, torch::kFloat32);
   float* p = t.data_ptr<float>();
   const double gradient_amplification = 5.0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/field_loops.h"
 #include "brain/legacy/python_numerics.h"
 
@@ -13,6 +14,24 @@ using torch::indexing::Slice;
 
 PredictionErrorLearning::PredictionErrorLearning(std::vector<int64_t> field_shape)
     : field_shape_(std::move(field_shape)) {}
+
+namespace {
+
+// box.add_(delta) on a contiguous [R0, R1, R2, C] float field: x + delta (x - |delta| for a
+// negative delta: the same float as sub_ of its magnitude)
+void add_to_box(torch::Tensor& field, std::pair<int64_t, int64_t> xs,
+                std::pair<int64_t, int64_t> ys, std::pair<int64_t, int64_t> zs, float delta) {
+  const int64_t R1 = field.size(1), R2 = field.size(2), C = field.size(3);
+  float* f = field.data_ptr<float>();
+  for (int64_t x = xs.first; x < xs.second; ++x)
+    for (int64_t y = ys.first; y < ys.second; ++y)
+      for (int64_t z = zs.first; z < zs.second; ++z) {
+        float* v = f + ((x * R1 + y) * R2 + z) * C;
+        for (int64_t c = 0; c < C; ++c) v[c] = v[c] + delta;
+      }
+}
+
+}  // namespace
 
 // PredictionErrorLearning.error_to_field
 PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
@@ -36,24 +55,18 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
     // error_by_region (a per-region history) is read by no part of the cycle: not kept.
     const int64_t x = region->center[0], y = region->center[1], z = region->center[2];
     const double error_strength = py_min(1.0, avg_error * 2.0);
-    if (avg_error > 0.1) {
-      const int64_t sp = 1;
-      error_field
-          .index({Slice(std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)),
-                  Slice(std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)),
-                  Slice(std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)), Slice()})
-          .add_(error_strength);
-    } else {
-      const int64_t sp = 2;
-      const double consolidation_strength = 0.1 * (1.0 - avg_error);
-      error_field
-          .index({Slice(std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)),
-                  Slice(std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)),
-                  Slice(std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)), Slice()})
-          .sub_(consolidation_strength);
-    }
+    // error_field[box].add_(error_strength) or .sub_(consolidation): each value plus (minus) the
+    // scalar rounded to float, boxes in the regions' order
+    const int64_t sp = avg_error > 0.1 ? 1 : 2;
+    const float delta = avg_error > 0.1 ? static_cast<float>(error_strength)
+                                        : -static_cast<float>(0.1 * (1.0 - avg_error));
+    add_to_box(error_field, {std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)},
+               {std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)},
+               {std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)}, delta);
   }
-  const double global_error = torch::mean(torch::abs(e)).item<double>();
+  const double global_error = e.is_contiguous() && e.dim() == 1
+                                  ? static_cast<double>(exact_abs_mean(ep, n))
+                                  : torch::mean(torch::abs(e)).item<double>();
   error_history_.push_back(global_error);
   if (error_history_.size() > 100) error_history_.pop_front();
   // error_field.add_(global_error * 0.05), with the mean and max of |E| in the same walk

@@ -20,6 +20,18 @@ struct SensoryPredictionResult {
   std::string temporal_basis;  // "immediate" | "short_term" | "long_term" | "abstract"
 };
 
+// The prediction's terms as loops over the tensors' memory with the ATen expressions' float32
+// roundings (exposed for test/legacy/exact_prediction_test.cpp, which holds them against those
+// expressions). predictions[:n] += combine_hierarchical_predictions(p)[:n] * 0.4:
+void add_combined_prediction(const HierarchicalPredictionResult& p, float* predictions, int64_t n);
+// predictions += _compute_momentum_prediction(recent) * 0.3 (recent: >= 2 inputs, the last <= 3
+// used, each of length n); false, with nothing added, when a used row's length is not n.
+bool add_momentum_prediction(const std::deque<std::vector<double>>& recent, float* predictions,
+                             int64_t n);
+// The momentum term as the original's tensor ops (any row lengths: broadcasts or raises as they do).
+void add_momentum_prediction_aten(const std::deque<std::vector<double>>& recent,
+                                  torch::Tensor& predictions);
+
 class PredictiveFieldSystem {
  public:
   PredictiveFieldSystem(std::vector<int64_t> field_shape, int64_t sensory_dim, at::Generator& gen);
@@ -52,6 +64,7 @@ class PredictiveFieldSystem {
   bool has_pending_ = false;
   std::vector<FieldBlobWrite> pending_;
   std::deque<double> error_history_;  // maxlen 100 (telemetry)
+  std::vector<float> diff_;           // actual - predicted (reused)
 };
 
 }  // namespace fieldbrain::legacy

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -66,6 +67,7 @@ std::optional<Location> SensoryMapping::find_existing_location(const torch::Tens
                                                                const torch::Tensor& field) {
   std::optional<Location> best;
   if (pattern_memory_.empty()) return best;
+  TORCH_CHECK(field.dim() == 4 && field.stride(3) == 1, "the field's channels must be contiguous");
   double best_similarity = 0.0;
   torch::Tensor memory =
       torch::stack(std::vector<torch::Tensor>(pattern_memory_.begin(), pattern_memory_.end()));
@@ -77,10 +79,17 @@ std::optional<Location> SensoryMapping::find_existing_location(const torch::Tens
       const Location& l = location_memory_[i];
       // field[x-1:x+2, ...]: a start of -1 (index 0) is an empty slice, a NaN mean, a reject
       if (l[0] == 0 || l[1] == 0 || l[2] == 0) continue;
-      const double local_energy =
-          torch::mean(torch::abs(field.index({Slice(l[0] - 1, l[0] + 2), Slice(l[1] - 1, l[1] + 2),
-                                              Slice(l[2] - 1, l[2] + 2), Slice()})))
-              .item<double>();
+      // torch.mean(torch.abs(field[x-1:x+2, y-1:y+2, z-1:z+2])), the slices clipped at the
+      // far edge (exact_block_sums: ATen's float)
+      FieldBlock local;
+      local.data = field.data_ptr<float>() + (l[0] - 1) * field.stride(0) +
+                   (l[1] - 1) * field.stride(1) + (l[2] - 1) * field.stride(2);
+      for (int k = 0; k < 3; ++k) {
+        local.sizes[k] = std::min(field.size(k), l[k] + 2) - (l[k] - 1);
+        local.strides[k] = field.stride(k);
+      }
+      local.channels = field.size(3);
+      const auto local_energy = static_cast<double>(exact_block_abs_mean(local));
       if (local_energy < 2.0) {
         best = l;
         best_similarity = similarity;

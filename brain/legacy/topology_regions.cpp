@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "brain/legacy/aten_sums.h"
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/python_numerics.h"
 
 namespace fieldbrain::legacy {
@@ -48,19 +50,28 @@ void TopologyRegion::update_activation(double strength, const std::vector<double
   }
 }
 
-// TopologyRegion.predict_from_field
+// TopologyRegion.predict_from_field. The local block's channel means are exact_block_sums' loops
+// over the field's memory (torch.mean's floats, no tensor asked for); the predictions tensor is
+// also the new momentum (prediction_momentum = predictions.clone(): nobody writes either after).
 torch::Tensor TopologyRegion::predict_from_field(const torch::Tensor& temporal_field) {
   const int64_t n = static_cast<int64_t>(sensor_indices.size());
   if (!is_sensory_predictive || n == 0) return torch::zeros({n}, torch::kFloat32);
   const int64_t x = center[0], y = center[1], z = center[2];
-  torch::Tensor local = temporal_field.index(
-      {Slice(std::max<int64_t>(0, x - 2), std::min(temporal_field.size(0), x + 3)),
-       Slice(std::max<int64_t>(0, y - 2), std::min(temporal_field.size(1), y + 3)),
-       Slice(std::max<int64_t>(0, z - 2), std::min(temporal_field.size(2), z + 3)), Slice()});
-  torch::Tensor temporal_mean = torch::mean(local, {0, 1, 2});
-  const float* tm = temporal_mean.data_ptr<float>();
   const int64_t features = temporal_field.size(-1);
-  torch::Tensor predictions = torch::zeros({n}, torch::kFloat32);
+  TORCH_CHECK(temporal_field.dim() == 4 && temporal_field.stride(3) == 1 && features <= 64,
+              "predict_from_field: a [R, R, R, <= 64] view with contiguous channels");
+  const int64_t x0 = std::max<int64_t>(0, x - 2), x1 = std::min(temporal_field.size(0), x + 3);
+  const int64_t y0 = std::max<int64_t>(0, y - 2), y1 = std::min(temporal_field.size(1), y + 3);
+  const int64_t z0 = std::max<int64_t>(0, z - 2), z1 = std::min(temporal_field.size(2), z + 3);
+  FieldBlock local;
+  local.data = temporal_field.data_ptr<float>() + x0 * temporal_field.stride(0) +
+               y0 * temporal_field.stride(1) + z0 * temporal_field.stride(2);
+  local.sizes = {x1 - x0, y1 - y0, z1 - z0};
+  local.strides = {temporal_field.stride(0), temporal_field.stride(1), temporal_field.stride(2)};
+  local.channels = features;
+  float tm[64];
+  exact_block_channel_means(local, tm);
+  torch::Tensor predictions = torch::empty({n}, torch::kFloat32);
   float* p = predictions.data_ptr<float>();
   const float* mom =
       prediction_momentum.defined() ? prediction_momentum.data_ptr<float>() : nullptr;
@@ -71,7 +82,7 @@ torch::Tensor TopologyRegion::predict_from_field(const torch::Tensor& temporal_f
     if (mom != nullptr && i < mom_n) v = v * 0.7f + mom[i] * 0.3f;
     p[i] = v;
   }
-  prediction_momentum = predictions.clone();
+  prediction_momentum = predictions;
   return predictions;
 }
 
@@ -121,32 +132,54 @@ torch::Tensor TopologyRegionSystem::extract_pattern(const torch::Tensor& field,
   return pattern / (torch::norm(pattern) + 1e-8);
 }
 
+// _find_salient_regions' candidate points: the voxels whose mean |value| over the channels
+// passes max(0.01, 0.8 * mean |field|), in order (the first 10), or else the 5 largest means.
+// One walk over the field in blocks of rows: the |values| of a block feed both torch.mean(|F|)'s
+// one-row sum and each row's own sum, in ATen's orders (aten_sums.h); the comparison with the
+// threshold is float32 against the threshold rounded to float, as torch's `>` takes it.
+std::vector<std::array<int64_t, 3>> TopologyRegionSystem::salient_points(const torch::Tensor& field) {
+  const int64_t C = field.size(3), V = field.numel() / C;
+  const float* f = field.data_ptr<float>();
+  voxel_means_.resize(static_cast<std::size_t>(V));
+  AtenRowSum total(V * C);
+  constexpr int64_t kRows = 64;
+  std::vector<float>& block = abs_block_;
+  block.resize(static_cast<std::size_t>(kRows * C));
+  for (int64_t v0 = 0; v0 < V; v0 += kRows) {
+    const int64_t rows = std::min(kRows, V - v0);
+    const float* src = f + v0 * C;
+    for (int64_t i = 0; i < rows * C; ++i) block[i] = std::fabs(src[i]);
+    total.add(block.data(), rows * C);
+    aten_row_sums(block.data(), rows, C, C, voxel_means_.data() + v0);
+  }
+  const auto Cf = static_cast<float>(C);
+  for (float& m : voxel_means_) m = m / Cf;
+  const float mean_abs = total.result() / static_cast<float>(V * C);
+  // std_activation and max_activation are computed and never read: not computed.
+  const double salience_threshold = py_max(0.01, static_cast<double>(mean_abs) * 0.8);
+  const auto threshold = static_cast<float>(salience_threshold);
+  const int64_t s1 = field.size(1), s2 = field.size(2);
+  std::vector<std::array<int64_t, 3>> points;
+  for (int64_t v = 0; v < V && points.size() < 10; ++v)
+    if (voxel_means_[v] > threshold) points.push_back({v / (s1 * s2), (v / s2) % s1, v % s2});
+  if (!points.empty()) return points;
+  // none above: torch.topk(field_mean.flatten(), 5)'s indices, as topk orders them
+  const torch::Tensor flat =
+      torch::from_blob(voxel_means_.data(), {V}, torch::kFloat32).clone();
+  const int64_t k = std::min<int64_t>(5, V);
+  const torch::Tensor idx = std::get<1>(torch::topk(flat, k));
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t v = idx[i].item<int64_t>();
+    points.push_back({v / (s1 * s2), (v / s2) % s1, v % s2});
+  }
+  return points;
+}
+
 // TopologyRegionSystem._find_salient_regions (+ _compute_coherence)
 std::vector<TopologyRegionSystem::Salient> TopologyRegionSystem::find_salient_regions(
-    const torch::Tensor& field) const {
+    const torch::Tensor& field) {
   std::vector<Salient> out;
-  torch::Tensor field_abs = torch::abs(field);
-  const double mean_activation = torch::mean(field_abs).item<double>();
-  // std_activation and max_activation are computed and never read: not computed.
-  const double salience_threshold = py_max(0.01, mean_activation * 0.8);
-  torch::Tensor field_mean = field_abs.mean(3);
-  torch::Tensor above = field_mean > salience_threshold;
-  std::vector<std::array<int64_t, 3>> points;
-  if (torch::sum(above).item<int64_t>() == 0) {
-    torch::Tensor flat = field_mean.flatten();
-    const int64_t k = std::min<int64_t>(5, flat.numel());
-    torch::Tensor idx = std::get<1>(torch::topk(flat, k));
-    const int64_t s1 = field_mean.size(1), s2 = field_mean.size(2);
-    for (int64_t i = 0; i < k; ++i) {
-      const int64_t f = idx[i].item<int64_t>();
-      points.push_back({f / (s1 * s2), (f / s2) % s1, f % s2});
-    }
-  } else {
-    torch::Tensor nz = torch::nonzero(above);
-    const int64_t n = std::min<int64_t>(10, nz.size(0));
-    auto acc = nz.accessor<int64_t, 2>();
-    for (int64_t i = 0; i < n; ++i) points.push_back({acc[i][0], acc[i][1], acc[i][2]});
-  }
+  std::vector<std::array<int64_t, 3>> points = salient_points(field.contiguous());
   if (points.size() > 10) points.resize(10);
   for (const auto& c : points) {
     const int64_t x = c[0], y = c[1], z = c[2];
@@ -154,13 +187,15 @@ std::vector<TopologyRegionSystem::Salient> TopologyRegionSystem::find_salient_re
         {Slice(std::max<int64_t>(0, x - 2), std::min(field_shape_[0], x + 3)),
          Slice(std::max<int64_t>(0, y - 2), std::min(field_shape_[1], y + 3)),
          Slice(std::max<int64_t>(0, z - 2), std::min(field_shape_[2], z + 3)), Slice()});
-    torch::Tensor features = field.index({x, y, z, Slice()});
-    const int64_t feature_center = torch::argmax(torch::abs(features)).item<int64_t>();
+    const int64_t feature_center =
+        exact_abs_argmax(field.data_ptr<float>() + field.stride(0) * x + field.stride(1) * y +
+                             field.stride(2) * z,
+                         field.size(3), field.stride(3));
     Salient s;
     s.center = c;
     s.feature_center = feature_center;
     s.pattern = extract_pattern(field, c, feature_center);
-    s.strength = torch::max(torch::abs(local)).item<double>();
+    s.strength = exact_block_abs_max(field_block(local));
     s.stability = 1.0 / (torch::std(local).item<double>() + 1e-6);
     // _compute_coherence
     torch::Tensor gx = local.size(0) > 1 ? torch::diff(local, 1, 0)
@@ -170,10 +205,13 @@ std::vector<TopologyRegionSystem::Salient> TopologyRegionSystem::find_salient_re
     torch::Tensor gz = local.size(2) > 1
                            ? torch::diff(local, 1, 2)
                            : torch::zeros_like(local.index({Slice(), Slice(), Slice(0, 1)}));
-    torch::Tensor grad_mag =
-        (torch::mean(torch::abs(gx)) + torch::mean(torch::abs(gy)) + torch::mean(torch::abs(gz))) /
-        3.0;
-    s.coherence = local.numel() < 2 ? 0.0 : 1.0 / (1.0 + grad_mag.item<double>());
+    // (mean|gx| + mean|gy| + mean|gz|) / 3.0 as the 0-dim float32 tensors' arithmetic
+    const auto abs_mean = [](const torch::Tensor& g_in) {
+      const torch::Tensor g = g_in.contiguous();
+      return exact_abs_mean(g.data_ptr<float>(), g.numel());
+    };
+    const float grad_mag = ((abs_mean(gx) + abs_mean(gy)) + abs_mean(gz)) / static_cast<float>(3.0);
+    s.coherence = local.numel() < 2 ? 0.0 : 1.0 / (1.0 + static_cast<double>(grad_mag));
     out.push_back(std::move(s));
   }
   return out;

@@ -77,6 +77,11 @@ class TopologyRegionSystem {
   void save(StateWriter& w, const std::string& part) const;
   void load(const StateReader& r, const std::string& part);
 
+  // _find_salient_regions' candidate centres (<= 10) of a contiguous field, in the original's
+  // order; loops over the field's memory with ATen's floats (exposed for
+  // test/legacy/exact_prediction_test.cpp, which holds it against the ATen expressions).
+  std::vector<std::array<int64_t, 3>> salient_points(const torch::Tensor& field);
+
  private:
   struct Salient {
     std::array<int64_t, 3> center;
@@ -84,7 +89,7 @@ class TopologyRegionSystem {
     torch::Tensor pattern;
     double strength, stability, coherence;
   };
-  std::vector<Salient> find_salient_regions(const torch::Tensor& field) const;
+  std::vector<Salient> find_salient_regions(const torch::Tensor& field);
   torch::Tensor extract_pattern(const torch::Tensor& field, const std::array<int64_t, 3>& c,
                                 int64_t feature_center) const;
   std::optional<std::size_t> find_matching_region(const torch::Tensor& pattern,
@@ -109,6 +114,7 @@ class TopologyRegionSystem {
   double cleanup_interval_ = 300.0;
   double last_cleanup_time_ = 0.0;
   bool clock_started_ = false;
+  std::vector<float> voxel_means_, abs_block_;  // salient_points' scratch (reused)
 };
 
 }  // namespace fieldbrain::legacy

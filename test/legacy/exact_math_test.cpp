@@ -154,6 +154,73 @@ TEST_CASE("The field state's abs sum and variance in one walk equal torch's abs(
   }
 }
 
+namespace {
+
+// The field variance's sum as ATen makes it: one double addition after another in memory order.
+double squares_one_by_one(double s, const float* x, int64_t rows, int64_t stride, int64_t n,
+                          double mean) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      const double d = static_cast<double>(x[r * stride + c]) - mean;
+      s = s + d * d;
+    }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("The sum of squares taken on its binade's grid equals the value-by-value double sum",
+          "[legacy][exact]") {
+  std::mt19937 rng(20261129);
+  int64_t sums = 0, differing = 0;
+  const auto check = [&](const std::vector<float>& x, int64_t rows, int64_t stride, int64_t n,
+                         double start, double mean) {
+    const double expected = squares_one_by_one(start, x.data(), rows, stride, n, mean);
+    const double ours = ordered_square_sum(start, x.data(), rows, stride, n, mean);
+    ++sums;
+    if (!same_bits(expected, ours)) ++differing;
+  };
+  for (int64_t rows : {1, 3, 4, 5, 85, 1000}) {
+    for (int64_t n : {8, 32, 48, 64, 13}) {  // 13: no grid (not whole vectors)
+      const int64_t stride = 64;
+      std::vector<float> x(static_cast<size_t>(rows * stride));
+      for (double scale : {1e-30, 1e-6, 0.7, 1.0, 1e6, 1e30}) {
+        std::normal_distribution<float> normal(0.0f, static_cast<float>(scale));
+        for (float& v : x) v = normal(rng) + static_cast<float>(0.02 * scale);
+        for (double start : {0.0, 1e-300, 0.5 * scale * scale, 1e5 * scale * scale, 1e300}) {
+          check(x, rows, stride, n, start, 0.02 * scale);
+          check(x, rows, stride, n, start, static_cast<double>(static_cast<float>(0.01 * scale)));
+        }
+      }
+      // integers: once the sum passes 2^53 its grid is 2, 4, ...: odd squares are exact ties
+      // (round-half-even by the sum's last bit) and steps cross binades often
+      std::uniform_int_distribution<int> big(0, (1 << 21) - 1), small(0, 15);
+      for (float& v : x) v = static_cast<float>(big(rng));
+      for (double start : {0.0, 0x1p53, 0x1p53 + 2.0, 0x1p60 - 64.0, 0x1.fffffffffffffp52})
+        check(x, rows, stride, n, start, 0.0);
+      for (float& v : x) v = static_cast<float>(small(rng));
+      for (double start : {0x1p53, 0x1p54 + 4.0, 0x1p55 - 8.0, 0x1p56})
+        check(x, rows, stride, n, start, 0.0);
+      // non-finite values and means: NaN or inf from there on, as the sequence gives
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      for (float& v : x) v = normal(rng);
+      x[static_cast<size_t>((rows / 2) * stride + 1)] = std::numeric_limits<float>::infinity();
+      check(x, rows, stride, n, 1.0, 0.0);
+      x[static_cast<size_t>((rows / 2) * stride + 1)] = std::numeric_limits<float>::quiet_NaN();
+      check(x, rows, stride, n, 1.0, 0.0);
+      check(x, rows, stride, n, 1.0, std::numeric_limits<double>::quiet_NaN());
+      check(x, rows, stride, n, std::numeric_limits<double>::infinity(), 0.0);
+    }
+  }
+  // the field's own sizes, R 32: the sum the cycle takes
+  torch::manual_seed(43);
+  torch::Tensor field = torch::randn({32 * 32 * 32, 64}) * 0.4 + 0.01;
+  std::vector<float> f(field.data_ptr<float>(), field.data_ptr<float>() + field.numel());
+  check(f, 32 * 32 * 32, 64, 48, 0.0, 0.01);
+  INFO(sums << " sums compared");
+  CHECK(differing == 0);
+}
+
 TEST_CASE("The exact tanh equals at::tanh on random bit patterns, the cycle's range and rows",
           "[legacy][exact]") {
   at::set_num_threads(1);
@@ -202,6 +269,43 @@ TEST_CASE("The exact tanh equals at::tanh on random bit patterns, the cycle's ra
   exact_tanh_rows_inplace(field.data_ptr<float>(), 4096, 64, 48);
   CHECK(std::memcmp(field.data_ptr<float>(), expected_field.data_ptr<float>(),
                     sizeof(float) * 64 * 4096) == 0);
+}
+
+TEST_CASE("The exact tanh of whole vectors of small values equals at::tanh",
+          "[legacy][exact]") {
+  // the field's values are mostly small: a vector whose eight |values| are all below 0.34
+  // takes the short path (exp_pair_small); every 127th float below 0.34 of both signs, the
+  // floats around 0.34, and random values below it, in vectors of eight
+  at::set_num_threads(1);
+  if (!exact_tanh_available())
+    FIELDBRAIN_SKIP("the exact tanh declines here: ATen's tanh is taken");
+  std::vector<float> in;
+  uint32_t top;
+  const float bound = 0.34f;
+  std::memcpy(&top, &bound, sizeof top);
+  for (uint32_t b = 0; b < top; b += 127) {
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    in.push_back(v);
+    in.push_back(-v);
+  }
+  float near = std::nextafter(bound, 0.0f);
+  for (int k = 0; k < 4096; ++k, near = std::nextafter(near, 0.0f))
+    in.push_back(k % 2 == 0 ? near : -near);
+  std::mt19937 rng(20261130);
+  std::uniform_real_distribution<float> below(-0.3399f, 0.3399f);
+  for (int i = 0; i < 1000000; ++i) in.push_back(below(rng) * (i % 3 == 0 ? 1e-3f : 1.0f));
+  // and one vector in many with a lane at or past the bound (the whole path for it)
+  for (size_t i = 5; i < in.size(); i += 8 * 97) in[i] = i % 2 == 0 ? bound : -0.5f;
+  while (in.size() % 8 != 0) in.push_back(0.0f);
+  torch::Tensor x =
+      torch::from_blob(in.data(), {static_cast<int64_t>(in.size())}, torch::kFloat32).clone();
+  const torch::Tensor expected = at::tanh(x);
+  exact_tanh_inplace(x.data_ptr<float>(), x.numel());
+  INFO(x.numel() << " values");
+  CHECK(x.numel() > 15000000);
+  CHECK(std::memcmp(x.data_ptr<float>(), expected.data_ptr<float>(),
+                    sizeof(float) * static_cast<size_t>(x.numel())) == 0);
 }
 
 TEST_CASE("The direct dot equals torch::dot for every length up to 1100 and many scales",

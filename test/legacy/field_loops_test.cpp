@@ -32,7 +32,7 @@ torch::Tensor test_field(int64_t R) {
 TEST_CASE("The fused evolve loops equal the original's ATen chain of evolve_field", "[legacy]") {
   at::set_num_threads(1);
   torch::manual_seed(5);
-  for (int64_t R : {6, 16}) {
+  for (int64_t R : {6, 7, 16}) {  // 7: an odd line, its last voxel chained alone
     INFO("R " << R);
     const int64_t V = R * R * R;
     torch::Tensor field = test_field(R);

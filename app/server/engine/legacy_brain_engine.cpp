@@ -19,6 +19,7 @@
 
 #include "app/server/engine/legacy_step_pool.h"
 #include "app/server/worker/state_files.h"
+#include "brain/legacy/exact_block_sums.h"
 #include "brain/legacy/legacy_profile.h"
 #include "brain/save_mismatch.h"
 #include "brain/saved_profile.h"
@@ -29,6 +30,15 @@ namespace {
 
 using legacy::LegacyBrain;
 using legacy::LegacyOptions;
+
+// Whether every value of the float field is finite: one pass over its memory, no temporaries
+// (torch::isfinite(t).all() made field-sized temporaries: ~4 ms of an R = 32 tick on one
+// thread, measured against the bare cycle with fieldbrain-bench's legacy and legacy_tick rows).
+bool field_finite(const torch::Tensor& field) {
+  TORCH_CHECK(field.scalar_type() == torch::kFloat32, "the legacy field is float32");
+  const torch::Tensor c = field.contiguous();
+  return legacy::all_finite(c.data_ptr<float>(), c.numel());
+}
 
 // A brain whose load failed: when the file holds another profile's save, say that (the
 // brain's own message would only say what did not match); otherwise keep the brain's message.
@@ -253,11 +263,10 @@ class LegacyBrainEngine final : public BrainEngine {
           r.brain->step(list, legacy_clock_seconds(config_.legacy.clock, r.brain->cycle()));
       // The original repairs NaN inside its field step but nothing guards the rest of its
       // state: a field or motors no longer finite make this robot's motors NaN, the engine's
-      // signal that its brain must be replaced (brain_engine.h). One vectorised pass over the
-      // field, small beside the original's cycle.
+      // signal that its brain must be replaced (brain_engine.h). One pass over the field.
       const bool finite =
           std::all_of(motors.begin(), motors.end(), [](double v) { return std::isfinite(v); }) &&
-          torch::isfinite(r.brain->field()).all().item<bool>();
+          field_finite(r.brain->field());
       for (int64_t j = 0; j < M; ++j) {
         out[j] = finite ? static_cast<float>(motors[static_cast<size_t>(j)])
                         : std::numeric_limits<float>::quiet_NaN();

@@ -278,18 +278,22 @@ FIELDBRAIN_LEGACY_SUMS_SIMD inline double divided_by_count(double delta, double 
   return r == 0.0 ? q : std::fma(r, inv, q);
 }
 
-// Welford over 8 rows side by side (values[i][g]: row g's i-th value), the quotient as
-// divided_by_count takes it, lanewise in two vectors of 4 doubles.
-FIELDBRAIN_LEGACY_SUMS_SIMD inline void welford_group(const float (*values)[8], int64_t n,
+// Welford over G rows side by side (values[i][g]: row g's i-th value), the quotient as
+// divided_by_count takes it, lanewise in G / 4 vectors of 4 doubles. Each row's chain of
+// dependent steps (~20 cycles a value) is the same whatever G; a wider group runs more chains
+// at once, so their latencies overlap.
+template <int G>
+FIELDBRAIN_LEGACY_SUMS_SIMD inline void welford_group(const float (*values)[G], int64_t n,
                                                       double* mean_out, double* m2_out) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  __m256d mean[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
-  __m256d m2[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  constexpr int H = G / 4;
+  __m256d mean[H], m2[H];
+  for (int h = 0; h < H; ++h) mean[h] = m2[h] = _mm256_setzero_pd();
   const __m256d zero = _mm256_setzero_pd();
   for (int64_t i = 0; i < n; ++i) {
     const __m256d nf = _mm256_set1_pd(static_cast<double>(i + 1));
     const __m256d inv = _mm256_set1_pd(kInverseCounts[i]);
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < H; ++h) {
       const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(values[i] + 4 * h));
       const __m256d delta = _mm256_sub_pd(v, mean[h]);
       const __m256d q = _mm256_mul_pd(delta, inv);
@@ -301,12 +305,12 @@ FIELDBRAIN_LEGACY_SUMS_SIMD inline void welford_group(const float (*values)[8], 
       m2[h] = _mm256_add_pd(m2[h], _mm256_mul_pd(delta, _mm256_sub_pd(v, mean[h])));
     }
   }
-  for (int h = 0; h < 2; ++h) {
+  for (int h = 0; h < H; ++h) {
     _mm256_storeu_pd(mean_out + 4 * h, mean[h]);
     _mm256_storeu_pd(m2_out + 4 * h, m2[h]);
   }
 #else
-  for (int g = 0; g < 8; ++g) {
+  for (int g = 0; g < G; ++g) {
     double mean = 0.0, m2 = 0.0;
     for (int64_t i = 0; i < n; ++i) {
       const auto v = static_cast<double>(values[i][g]);
@@ -320,6 +324,70 @@ FIELDBRAIN_LEGACY_SUMS_SIMD inline void welford_group(const float (*values)[8], 
 #endif
 }
 
+constexpr int64_t kMaxWelfordN = 64;
+
+// values[i][g] = x[g * row_stride + i] for G rows of n values (a transpose: moves only), by
+// 8 x 8 tiles where n allows it.
+template <int G>
+FIELDBRAIN_LEGACY_SUMS_SIMD inline void side_by_side(const float* x, int64_t row_stride, int64_t n,
+                                                     float (*values)[G]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (n % 8 == 0) {
+    for (int g0 = 0; g0 < G; g0 += 8)
+      for (int64_t i0 = 0; i0 < n; i0 += 8) {
+        __m256 t[8], u[8];
+        for (int k = 0; k < 8; ++k) t[k] = _mm256_loadu_ps(x + (g0 + k) * row_stride + i0);
+        for (int k = 0; k < 8; k += 2) {
+          u[k] = _mm256_unpacklo_ps(t[k], t[k + 1]);
+          u[k + 1] = _mm256_unpackhi_ps(t[k], t[k + 1]);
+        }
+        for (int k = 0; k < 8; k += 4) {
+          t[k] = _mm256_shuffle_ps(u[k], u[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+          t[k + 1] = _mm256_shuffle_ps(u[k], u[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+          t[k + 2] = _mm256_shuffle_ps(u[k + 1], u[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+          t[k + 3] = _mm256_shuffle_ps(u[k + 1], u[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+        }
+        // t[0..3]: columns 0, 1, 2, 3 (and 4-7 in the high halves) of rows 0-3; t[4..7] of
+        // rows 4-7
+        for (int k = 0; k < 4; ++k) {
+          _mm256_storeu_ps(values[i0 + k] + g0, _mm256_permute2f128_ps(t[k], t[k + 4], 0x20));
+          _mm256_storeu_ps(values[i0 + k + 4] + g0,
+                           _mm256_permute2f128_ps(t[k], t[k + 4], 0x31));
+        }
+      }
+    return;
+  }
+#endif
+  for (int g = 0; g < G; ++g)
+    for (int64_t i = 0; i < n; ++i) values[i][g] = x[g * row_stride + i];
+}
+
+// aten_row_vars of rows [r, rows) in groups of G rows while whole groups remain; returns the
+// first row not done, and sets `stop` when a group met a non-finite value (that group is left
+// to the caller's divisions, and so is every row after it).
+template <int G>
+FIELDBRAIN_LEGACY_SUMS_SIMD int64_t row_var_groups(const float* x, int64_t r, int64_t rows,
+                                                   int64_t row_stride, int64_t n, float* out,
+                                                   bool& stop) {
+  for (; r + G <= rows; r += G) {
+    float values[kMaxWelfordN][G];
+    side_by_side<G>(x + r * row_stride, row_stride, n, values);
+    double mean[G], m2[G];
+    welford_group<G>(values, n, mean, m2);
+    bool finite = true;
+    for (int g = 0; g < G; ++g) finite &= std::isfinite(m2[g]);
+    // an inf among the values: the quotient's correction step gives NaN where the division
+    // gives inf, so such a group takes the divisions
+    if (!finite) {
+      stop = true;
+      return r;
+    }
+    for (int g = 0; g < G; ++g)
+      out[r + g] = static_cast<float>(m2[g] / static_cast<double>(n - 1));
+  }
+  return r;
+}
+
 }  // namespace
 
 double welford_quotient(double delta, int64_t n) {
@@ -328,26 +396,14 @@ double welford_quotient(double delta, int64_t n) {
 
 FIELDBRAIN_LEGACY_SUMS_SIMD void aten_row_vars(const float* x, int64_t rows, int64_t row_stride,
                                                int64_t n, float* out) {
-  // WelfordOps::reduce, value by value in double; 8 rows at a time (their values side by side)
-  // so the divisions run as vectors
-  constexpr int kGroup = 8;
-  constexpr int64_t kMaxN = 64;
+  // WelfordOps::reduce, value by value in double; 32, 16 or 8 rows at a time (their values
+  // side by side) so the divisions run as vectors and the rows' chains overlap
   int64_t r = 0;
-  if (n <= kMaxN) {
-    for (; r + kGroup <= rows; r += kGroup) {
-      float values[kMaxN][kGroup];
-      for (int g = 0; g < kGroup; ++g)
-        for (int64_t i = 0; i < n; ++i) values[i][g] = x[(r + g) * row_stride + i];
-      double mean[kGroup] = {}, m2[kGroup] = {};
-      welford_group(values, n, mean, m2);
-      bool finite = true;
-      for (int g = 0; g < kGroup; ++g) finite &= std::isfinite(m2[g]);
-      // an inf among the values: the quotient's correction step gives NaN where the division
-      // gives inf, so such a group takes the divisions (below)
-      if (!finite) break;
-      for (int g = 0; g < kGroup; ++g)
-        out[r + g] = static_cast<float>(m2[g] / static_cast<double>(n - 1));
-    }
+  if (n <= kMaxWelfordN) {
+    bool stop = false;
+    r = row_var_groups<32>(x, r, rows, row_stride, n, out, stop);
+    if (!stop) r = row_var_groups<16>(x, r, rows, row_stride, n, out, stop);
+    if (!stop) r = row_var_groups<8>(x, r, rows, row_stride, n, out, stop);
   }
   for (; r < rows; ++r) {
     double mean = 0.0, m2 = 0.0;

@@ -42,6 +42,46 @@ void exact_column_means(const float* x, int64_t rows, int64_t cols, float* out);
 // exact_block_channel_means; where that probe fails torch::mean is called.
 float exact_block_mean(const FieldBlock& block);
 
+// float(torch.std(block)) (Bessel's correction) of a block of >= 2 values: ATen's two-pass full
+// reduction on the CPU (std_var_all_cpu): the block's float mean (exact_block_mean) as a double,
+// then (x - mean)^2 summed in doubles in TensorIterator's order, one running sum per 2-D loop
+// chunk added to the total, divided by n - 1, its root rounded to a float. Probed once against
+// torch::std; where it differs (another release's kernel), or the block is big enough for ATen to
+// split it among threads, torch::std is called.
+float exact_block_std(const FieldBlock& block);
+
+// float(torch.mean(torch.abs(torch.diff(block, 1, dim)))) for a spatial dim (0, 1 or 2) of size
+// >= 2: the differences next[i] - this[i] (a float subtraction, the same in any order) in C order,
+// as .contiguous() lays them out, summed as one row. A dim of size 1 gives 0 (the original takes
+// zeros then).
+float exact_block_diff_abs_mean(const FieldBlock& block, int dim);
+
+// float(torch.cosine_similarity(a[None], b[None], 1)) of two vectors of n >= 1 contiguous floats,
+// as LibTorch 1.13 takes it: sum(a * a) and sum(b * b) each as a torch.sum of the row, clamped
+// below at float(1e-8 * 1e-8), their float roots; then sum((a / |a|) * (b / |b|)) as a row sum.
+// The same float as each row of the batched call torch.cosine_similarity(a[None], B, 1). Probed
+// once against torch::cosine_similarity, single and batched; where it differs (LibTorch 2.x's
+// linalg_vector_norm) torch::cosine_similarity is called.
+float exact_cosine_similarity(const float* a, const float* b, int64_t n);
+
+// Whether exact_cosine_similarity takes its own loops in this process (for the tests, and for a
+// batched caller, which keeps its batched ATen call where it does not).
+bool exact_cosine_available();
+
+// block[..., channel] / (torch.norm(block[..., channel]) + 1e-8) into out[nx * ny * nz] (C order,
+// as the division lays it out), for a block of >= 2 channels (the channel's values are not
+// contiguous): the norm as ATen's scalar NormTwoOps reduction takes it, one float sum of squares
+// in the view's order (with or without a fused multiply-add, as the running LibTorch's kernel
+// was compiled: probed once), its float root plus float(1e-8), each value divided by that.
+// Where the probe finds neither equal to ATen, ATen's expression is computed.
+void exact_normalised_channel(const FieldBlock& block, int64_t channel, float* out);
+
+// Whether exact_normalised_channel takes its own loops in this process; exposed for the tests.
+bool exact_normalised_channel_available();
+
+// Whether exact_block_std takes its own loops in this process; exposed for the tests.
+bool exact_block_std_available();
+
 // float(torch.mean(torch.abs(block))): torch.abs makes a contiguous copy, summed as one row.
 float exact_block_abs_mean(const FieldBlock& block);
 

@@ -12,6 +12,32 @@ namespace fieldbrain::legacy {
 
 using torch::indexing::Slice;
 
+namespace {
+// F.cosine_similarity(p[None], torch.stack(rows), 1) as floats: row by row with the exact
+// stand-in where the start-up probe found it equal to the batched call (no tensor asked for),
+// else the batched call itself.
+template <typename Rows>
+std::vector<float> cosine_rows(const torch::Tensor& p, const Rows& rows) {
+  std::vector<float> out;
+  if (!exact_cosine_available()) {
+    const torch::Tensor sims =
+        torch::cosine_similarity(p.unsqueeze(0), torch::stack(std::vector<torch::Tensor>(
+                                                     rows.begin(), rows.end())),
+                                 1)
+            .contiguous();
+    out.assign(sims.data_ptr<float>(), sims.data_ptr<float>() + sims.numel());
+    return out;
+  }
+  const torch::Tensor pc = p.contiguous();
+  for (const torch::Tensor& row : rows) {
+    TORCH_CHECK(row.numel() == pc.numel(), "cosine_rows: a stored pattern of another length");
+    const torch::Tensor rc = row.contiguous();
+    out.push_back(exact_cosine_similarity(pc.data_ptr<float>(), rc.data_ptr<float>(), pc.numel()));
+  }
+  return out;
+}
+}  // namespace
+
 SensoryMapping::SensoryMapping(std::vector<int64_t> field_shape, double resonance_threshold,
                                double spatial_decay)
     : shape_(std::move(field_shape)),
@@ -69,10 +95,8 @@ std::optional<Location> SensoryMapping::find_existing_location(const torch::Tens
   if (pattern_memory_.empty()) return best;
   TORCH_CHECK(field.dim() == 4 && field.stride(3) == 1, "the field's channels must be contiguous");
   double best_similarity = 0.0;
-  torch::Tensor memory =
-      torch::stack(std::vector<torch::Tensor>(pattern_memory_.begin(), pattern_memory_.end()));
-  torch::Tensor sims = torch::cosine_similarity(p.unsqueeze(0), memory, 1).contiguous();
-  const float* sp = sims.data_ptr<float>();
+  const std::vector<float> sims = cosine_rows(p, pattern_memory_);
+  const float* sp = sims.data();
   for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
     const auto similarity = static_cast<double>(sp[i]);
     if (similarity > 0.9 && similarity > best_similarity) {
@@ -205,11 +229,10 @@ void SensoryMapping::update_pattern_memory(const torch::Tensor& p, const Key& h,
   for (std::size_t i = begin; i < pattern_memory_.size(); ++i)
     if (pattern_keys_[i] != h) rows.push_back(i), others.push_back(pattern_memory_[i]);
   if (rows.empty()) return;
-  torch::Tensor sims =
-      torch::cosine_similarity(p.unsqueeze(0), torch::stack(others), 1).contiguous();
+  const std::vector<float> sims = cosine_rows(p, others);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const Key& other = pattern_keys_[rows[r]];
-    const auto correlation = static_cast<double>(sims.data_ptr<float>()[r]);
+    const auto correlation = static_cast<double>(sims[r]);
     auto row = std::find_if(correlation_.begin(), correlation_.end(),
                             [&](const auto& e) { return e.first == h; });
     if (row == correlation_.end()) {

@@ -123,13 +123,24 @@ TopologyRegion* TopologyRegionSystem::find(const std::string& id) {
 torch::Tensor TopologyRegionSystem::extract_pattern(const torch::Tensor& field,
                                                     const std::array<int64_t, 3>& c,
                                                     int64_t feature_center) const {
+  // field[x-2:x+3, y-2:y+3, z-2:z+3, feature_center] / (torch.norm(it) + 1e-8), one tensor asked
+  // for (exact_block_sums: ATen's floats, probed)
   const int64_t h = 2;
+  FieldBlock block;
+  std::array<int64_t, 3> lo{};
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = std::max<int64_t>(0, c[k] - h);
+    block.sizes[k] = std::min(field_shape_[k], c[k] + h + 1) - lo[k];
+    block.strides[k] = field.stride(k);
+  }
+  TORCH_CHECK(field.stride(3) == 1, "extract_pattern: a field with contiguous channels");
+  block.data = field.data_ptr<float>() + lo[0] * field.stride(0) + lo[1] * field.stride(1) +
+               lo[2] * field.stride(2);
+  block.channels = field.size(3);
   torch::Tensor pattern =
-      field.index({Slice(std::max<int64_t>(0, c[0] - h), std::min(field_shape_[0], c[0] + h + 1)),
-                   Slice(std::max<int64_t>(0, c[1] - h), std::min(field_shape_[1], c[1] + h + 1)),
-                   Slice(std::max<int64_t>(0, c[2] - h), std::min(field_shape_[2], c[2] + h + 1)),
-                   feature_center});
-  return pattern / (torch::norm(pattern) + 1e-8);
+      torch::empty({block.sizes[0], block.sizes[1], block.sizes[2]}, torch::kFloat32);
+  exact_normalised_channel(block, feature_center, pattern.data_ptr<float>());
+  return pattern;
 }
 
 // _find_salient_regions' candidate points: the voxels whose mean |value| over the channels
@@ -178,15 +189,23 @@ std::vector<std::array<int64_t, 3>> TopologyRegionSystem::salient_points(const t
 // TopologyRegionSystem._find_salient_regions (+ _compute_coherence)
 std::vector<TopologyRegionSystem::Salient> TopologyRegionSystem::find_salient_regions(
     const torch::Tensor& field) {
+  TORCH_CHECK(field.dim() == 4 && field.stride(3) == 1 && field.scalar_type() == torch::kFloat32,
+              "find_salient_regions: a float [R, R, R, C] field with contiguous channels");
   std::vector<Salient> out;
   std::vector<std::array<int64_t, 3>> points = salient_points(field.contiguous());
   if (points.size() > 10) points.resize(10);
   for (const auto& c : points) {
     const int64_t x = c[0], y = c[1], z = c[2];
-    torch::Tensor local = field.index(
-        {Slice(std::max<int64_t>(0, x - 2), std::min(field_shape_[0], x + 3)),
-         Slice(std::max<int64_t>(0, y - 2), std::min(field_shape_[1], y + 3)),
-         Slice(std::max<int64_t>(0, z - 2), std::min(field_shape_[2], z + 3)), Slice()});
+    // local = field[x-2:x+3, y-2:y+3, z-2:z+3, :], read in place (no tensor asked for)
+    const int64_t x0 = std::max<int64_t>(0, x - 2), x1 = std::min(field_shape_[0], x + 3);
+    const int64_t y0 = std::max<int64_t>(0, y - 2), y1 = std::min(field_shape_[1], y + 3);
+    const int64_t z0 = std::max<int64_t>(0, z - 2), z1 = std::min(field_shape_[2], z + 3);
+    FieldBlock local;
+    local.data = field.data_ptr<float>() + x0 * field.stride(0) + y0 * field.stride(1) +
+                 z0 * field.stride(2);
+    local.sizes = {x1 - x0, y1 - y0, z1 - z0};
+    local.strides = {field.stride(0), field.stride(1), field.stride(2)};
+    local.channels = field.size(3);
     const int64_t feature_center =
         exact_abs_argmax(field.data_ptr<float>() + field.stride(0) * x + field.stride(1) * y +
                              field.stride(2) * z,
@@ -195,23 +214,16 @@ std::vector<TopologyRegionSystem::Salient> TopologyRegionSystem::find_salient_re
     s.center = c;
     s.feature_center = feature_center;
     s.pattern = extract_pattern(field, c, feature_center);
-    s.strength = exact_block_abs_max(field_block(local));
-    s.stability = 1.0 / (torch::std(local).item<double>() + 1e-6);
-    // _compute_coherence
-    torch::Tensor gx = local.size(0) > 1 ? torch::diff(local, 1, 0)
-                                         : torch::zeros_like(local.index({Slice(0, 1)}));
-    torch::Tensor gy = local.size(1) > 1 ? torch::diff(local, 1, 1)
-                                         : torch::zeros_like(local.index({Slice(), Slice(0, 1)}));
-    torch::Tensor gz = local.size(2) > 1
-                           ? torch::diff(local, 1, 2)
-                           : torch::zeros_like(local.index({Slice(), Slice(), Slice(0, 1)}));
-    // (mean|gx| + mean|gy| + mean|gz|) / 3.0 as the 0-dim float32 tensors' arithmetic
-    const auto abs_mean = [](const torch::Tensor& g_in) {
-      const torch::Tensor g = g_in.contiguous();
-      return exact_abs_mean(g.data_ptr<float>(), g.numel());
-    };
-    const float grad_mag = ((abs_mean(gx) + abs_mean(gy)) + abs_mean(gz)) / static_cast<float>(3.0);
-    s.coherence = local.numel() < 2 ? 0.0 : 1.0 / (1.0 + static_cast<double>(grad_mag));
+    s.strength = exact_block_abs_max(local);
+    s.stability = 1.0 / (static_cast<double>(exact_block_std(local)) + 1e-6);
+    // _compute_coherence: (mean|gx| + mean|gy| + mean|gz|) / 3.0 as the 0-dim float32 tensors'
+    // arithmetic, gx = torch.diff(local, 1, 0) (zeros where the dim has one plane), ...
+    const float grad_mag =
+        ((exact_block_diff_abs_mean(local, 0) + exact_block_diff_abs_mean(local, 1)) +
+         exact_block_diff_abs_mean(local, 2)) /
+        static_cast<float>(3.0);
+    const int64_t local_numel = local.sizes[0] * local.sizes[1] * local.sizes[2] * local.channels;
+    s.coherence = local_numel < 2 ? 0.0 : 1.0 / (1.0 + static_cast<double>(grad_mag));
     out.push_back(std::move(s));
   }
   return out;
@@ -228,9 +240,11 @@ std::optional<std::size_t> TopologyRegionSystem::find_matching_region(
     // np.sqrt(d2) < 5.0 exactly when the integer d2 < 25
     if (dx * dx + dy * dy + dz * dz >= 25) continue;
     if (pattern.sizes() != r.pattern.sizes()) continue;
-    const double similarity =
-        torch::cosine_similarity(pattern.flatten().unsqueeze(0), r.pattern.flatten().unsqueeze(0))
-            .item<double>();
+    // F.cosine_similarity(pattern.flatten()[None], r.pattern.flatten()[None]) (both contiguous:
+    // the patterns are division and sum outputs, or loaded)
+    const torch::Tensor a = pattern.contiguous(), b = r.pattern.contiguous();
+    const auto similarity = static_cast<double>(
+        exact_cosine_similarity(a.data_ptr<float>(), b.data_ptr<float>(), a.numel()));
     if (similarity > similarity_threshold_ && similarity > best_similarity) {
       best = i;
       best_similarity = similarity;

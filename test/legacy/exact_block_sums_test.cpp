@@ -242,3 +242,167 @@ TEST_CASE("all_finite says what torch.isfinite(x).all() says, wherever an inf or
   CHECK(finite_cases == 8);
   CHECK(other_cases == 8 * 4 * 3);
 }
+
+// the same float, or both NaN (a NaN's sign and payload are not the cycle's business: the
+// original's 1 / (std + 1e-6) is NaN either way)
+static bool same_or_both_nan(float got, float want) {
+  return bst::same_float_bits(got, want) || (std::isnan(got) && std::isnan(want));
+}
+
+TEST_CASE("A field block's standard deviation equals torch.std of the block", "[legacy][exact]") {
+  if (!fieldbrain::legacy::exact_block_std_available()) {
+    FIELDBRAIN_SKIP("this LibTorch's std differs from its two-pass order: the cycle calls torch::std");
+    return;
+  }
+  std::mt19937_64 rng(fieldbrain::test::test_seed("block std"));
+  int64_t checked = 0, differing = 0;
+  auto check = [&](const torch::Tensor& view) {
+    const float want = torch::std(view).item<float>();
+    const float got = fieldbrain::legacy::exact_block_std(fieldbrain::legacy::field_block(view));
+    ++checked;
+    if (!same_or_both_nan(got, want)) ++differing;
+  };
+  for (int64_t R : {3, 4, 5, 8, 16})
+    for (float scale : {1.0f, 1e-3f, 300.0f, 1e25f}) {
+      torch::Tensor f = bst::random_field(rng, {R, R, R, 64}, scale);
+      bst::for_each_block(f, {{0, 32}, {32, 16}, {0, 64}, {3, 9}}, check);
+      if (R == 8 && scale == 1.0f) {
+        // constant stretches (zero variance), then an inf and a NaN somewhere in the field
+        f.index_put_({Slice(0, 4)}, 0.25f);
+        bst::for_each_block(f, {{0, 16}}, check);
+        f.index_put_({5, 5, 5, 7}, std::numeric_limits<float>::infinity());
+        f.index_put_({1, 6, 2, 3}, std::numeric_limits<float>::quiet_NaN());
+        bst::for_each_block(f, {{0, 16}}, check);
+      }
+    }
+  // a block big enough for ATen to share among threads: torch::std's own answer
+  const torch::Tensor big = bst::random_field(rng, {9, 9, 9, 64}, 1.0f);
+  check(big);
+  INFO(checked << " blocks, " << differing << " differ");
+  CHECK(checked > 10000);
+  CHECK(differing == 0);
+}
+
+TEST_CASE("The mean |difference| along each dim of a block equals torch.diff's, as the coherence "
+          "takes it",
+          "[legacy][exact]") {
+  std::mt19937_64 rng(fieldbrain::test::test_seed("block diffs"));
+  int64_t checked = 0, differing = 0;
+  auto check = [&](const torch::Tensor& view) {
+    const fieldbrain::legacy::FieldBlock block = fieldbrain::legacy::field_block(view);
+    for (int dim = 0; dim < 3; ++dim) {
+      // the original: torch.diff where the dim has two planes or more, zeros_like(one plane) else
+      const torch::Tensor g = view.size(dim) > 1 ? torch::diff(view, 1, dim)
+                                                 : torch::zeros_like(view.narrow(dim, 0, 1));
+      const float want = torch::mean(torch::abs(g)).item<float>();
+      const float got = fieldbrain::legacy::exact_block_diff_abs_mean(block, dim);
+      ++checked;
+      if (!same_or_both_nan(got, want)) ++differing;
+    }
+  };
+  for (int64_t R : {1, 2, 3, 5, 8, 16})
+    for (float scale : {1.0f, 1e-3f, 300.0f}) {
+      torch::Tensor f = bst::random_field(rng, {R, R, R, 64}, scale);
+      bst::for_each_block(f, {{0, 32}, {32, 16}, {0, 64}, {3, 9}}, check);
+      if (R == 8 && scale == 1.0f) {
+        f.index_put_({5, 5, 5, 7}, std::numeric_limits<float>::infinity());
+        f.index_put_({1, 6, 2, 3}, std::numeric_limits<float>::quiet_NaN());
+        bst::for_each_block(f, {{0, 16}}, check);
+      }
+    }
+  INFO(checked << " differences, " << differing << " differ");
+  CHECK(checked > 30000);
+  CHECK(differing == 0);
+}
+
+TEST_CASE("The cosine similarity of two vectors equals torch.cosine_similarity, single and batched",
+          "[legacy][exact]") {
+  if (!fieldbrain::legacy::exact_cosine_available()) {
+    FIELDBRAIN_SKIP("this LibTorch's cosine_similarity takes another norm: the cycle calls it");
+    return;
+  }
+  std::mt19937_64 rng(fieldbrain::test::test_seed("cosine"));
+  int64_t checked = 0, differing = 0;
+  for (int64_t n = 1; n <= 300; n += (n < 140 ? 1 : 7))
+    for (float scale : {1.0f, 1e-4f, 1e-20f, 30.0f, 1e18f}) {
+      // eight rows: random, one of zeros, one a copy of the first, one its negation
+      torch::Tensor rows = bst::random_field(rng, {8, n, 1, 1}, scale).reshape({8, n});
+      rows[2].zero_();
+      rows[3].copy_(rows[0]);
+      rows[4].copy_(-rows[0]);
+      const torch::Tensor batched =
+          torch::cosine_similarity(rows[0].unsqueeze(0), rows.narrow(0, 1, 7), 1).contiguous();
+      const float* r = rows.data_ptr<float>();
+      for (int64_t k = 1; k < 8; ++k) {
+        const float single =
+            torch::cosine_similarity(rows[0].unsqueeze(0), rows[k].unsqueeze(0), 1).item<float>();
+        const float got = fieldbrain::legacy::exact_cosine_similarity(r, r + k * n, n);
+        checked += 2;
+        if (!same_or_both_nan(got, single)) ++differing;
+        if (!same_or_both_nan(got, batched.data_ptr<float>()[k - 1])) ++differing;
+      }
+    }
+  // the salient patterns' shapes: field[x-2:x+3, y-2:y+3, z-2:z+3, c] normalised, flattened
+  const torch::Tensor f = bst::random_field(rng, {16, 16, 16, 4}, 1.0f);
+  for (int64_t x : {0, 1, 7, 15})
+    for (int64_t y : {0, 2, 14}) {
+      const auto lo = [](int64_t c) { return std::max<int64_t>(0, c - 2); };
+      const auto hi = [](int64_t c) { return std::min<int64_t>(16, c + 3); };
+      torch::Tensor p1 = f.index({Slice(lo(x), hi(x)), Slice(lo(y), hi(y)), Slice(3, 8), 1});
+      torch::Tensor p2 = f.index({Slice(lo(x), hi(x)), Slice(lo(y), hi(y)), Slice(9, 14), 2});
+      p1 = p1 / (torch::norm(p1) + 1e-8);
+      p2 = p2 / (torch::norm(p2) + 1e-8);
+      const float want =
+          torch::cosine_similarity(p1.flatten().unsqueeze(0), p2.flatten().unsqueeze(0))
+              .item<float>();
+      const float got = fieldbrain::legacy::exact_cosine_similarity(
+          p1.data_ptr<float>(), p2.data_ptr<float>(), p1.numel());
+      ++checked;
+      if (!same_or_both_nan(got, want)) ++differing;
+    }
+  INFO(checked << " similarities, " << differing << " differ");
+  CHECK(checked > 10000);
+  CHECK(differing == 0);
+}
+
+TEST_CASE("A salient pattern normalised in place equals field[block, c] / (torch.norm + 1e-8)",
+          "[legacy][exact]") {
+  if (!fieldbrain::legacy::exact_normalised_channel_available()) {
+    FIELDBRAIN_SKIP("this LibTorch's norm takes another order: the cycle calls torch::norm");
+    return;
+  }
+  std::mt19937_64 rng(fieldbrain::test::test_seed("normalised channel"));
+  int64_t checked = 0, differing = 0;
+  std::vector<float> got(125);
+  auto check = [&](const torch::Tensor& view) {
+    const fieldbrain::legacy::FieldBlock block = fieldbrain::legacy::field_block(view);
+    for (int64_t c = 0; c < view.size(3); c += 5) {
+      const torch::Tensor channel = view.index({"...", c});
+      const torch::Tensor want = (channel / (torch::norm(channel) + 1e-8)).contiguous();
+      fieldbrain::legacy::exact_normalised_channel(block, c, got.data());
+      const float* w = want.data_ptr<float>();
+      ++checked;
+      for (int64_t i = 0; i < want.numel(); ++i)
+        if (!same_or_both_nan(got[i], w[i])) {
+          ++differing;
+          break;
+        }
+    }
+  };
+  for (int64_t R : {3, 5, 8, 16})
+    for (float scale : {1.0f, 1e-3f, 300.0f, 1e-22f, 1e17f}) {
+      torch::Tensor f = bst::random_field(rng, {R, R, R, 64}, scale);
+      bst::for_each_block(f, {{0, 64}, {3, 9}}, check);
+      if (R == 8 && scale == 1.0f) {
+        // a zero neighbourhood (the norm 0, the + 1e-8 alone), an inf, a NaN
+        f.index_put_({Slice(0, 4)}, 0.0f);
+        bst::for_each_block(f, {{0, 16}}, check);
+        f.index_put_({5, 5, 5, 5}, std::numeric_limits<float>::infinity());
+        f.index_put_({1, 6, 2, 10}, std::numeric_limits<float>::quiet_NaN());
+        bst::for_each_block(f, {{0, 16}}, check);
+      }
+    }
+  INFO(checked << " patterns, " << differing << " differ");
+  CHECK(checked > 10000);
+  CHECK(differing == 0);
+}

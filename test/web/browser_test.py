@@ -103,7 +103,9 @@ def open_fresh(stack, drivers, who):
     before = stack.robot_cycles()
     driver = open_browser(stack.url)
     drivers.append(driver)
-    shown = wait_for(f"robots in {who}", lambda: (lambda r: r if len(r) == 2 else None)(
+    # firstRobots() is null until the page's first robots message: keep polling (under load
+    # the first poll can come before it).
+    shown = wait_for(f"robots in {who}", lambda: (lambda r: r if r and len(r) == 2 else None)(
         driver.execute_script("return window.fieldbrainMonitor.firstRobots()")), 10)
     print(f"{who}: first table {shown}, monitor port just before: {before}")
     for key, cycle in shown.items():

@@ -63,8 +63,10 @@ void block_channel_sums(const FieldBlock& b, float* out) {
 // stride, merged where they meet end to end; the 2-D loop's rows (the first dim) each summed as
 // vectorized_inner_sum / scalar_inner_sum sum them (= a torch.sum of the row) and added in order.
 // The block's four dims as a TensorIterator over it alone leaves them: the channels (stride 1),
-// then the spatial dims by ascending stride, merged where they meet end to end.
-int all_dims(const FieldBlock& b, Dim (&d)[4]) {
+// then the spatial dims by ascending stride, merged where they meet end to end; the dims merged
+// away are left as {1, 0}, so callers loop over all four.
+void all_dims(const FieldBlock& b, Dim (&d)[4]) {
+  for (Dim& dim : d) dim = {1, 0};
   int n = 0;
   d[n++] = {b.channels, 1};
   Dim spatial[3];
@@ -75,15 +77,13 @@ int all_dims(const FieldBlock& b, Dim (&d)[4]) {
     else
       d[n++] = spatial[k];
   }
-  return n;
 }
 
 float block_sum_all(const FieldBlock& b) {
   Dim d[4];
-  const int n = all_dims(b, d);
-  const int64_t n1 = n > 1 ? d[1].size : 1, n2 = n > 2 ? d[2].size : 1, n3 = n > 3 ? d[3].size : 1;
-  const int64_t s1 = n > 1 ? d[1].stride : 0, s2 = n > 2 ? d[2].stride : 0,
-                s3 = n > 3 ? d[3].stride : 0;
+  all_dims(b, d);
+  const int64_t n1 = d[1].size, n2 = d[2].size, n3 = d[3].size;
+  const int64_t s1 = d[1].stride, s2 = d[2].stride, s3 = d[3].stride;
   float acc = 0.0f;
   for (int64_t i3 = 0; i3 < n3; ++i3)
     for (int64_t i2 = 0; i2 < n2; ++i2)
@@ -108,10 +108,9 @@ float aten_block_mean(const FieldBlock& b) {
 float own_block_std(const FieldBlock& b) {
   const double mean = static_cast<double>(own_block_mean(b));
   Dim d[4];
-  const int n = all_dims(b, d);
-  const int64_t n1 = n > 1 ? d[1].size : 1, n2 = n > 2 ? d[2].size : 1, n3 = n > 3 ? d[3].size : 1;
-  const int64_t s1 = n > 1 ? d[1].stride : 0, s2 = n > 2 ? d[2].stride : 0,
-                s3 = n > 3 ? d[3].stride : 0;
+  all_dims(b, d);
+  const int64_t n1 = d[1].size, n2 = d[2].size, n3 = d[3].size;
+  const int64_t s1 = d[1].stride, s2 = d[2].stride, s3 = d[3].stride;
   double total = 0.0;
   for (int64_t i3 = 0; i3 < n3; ++i3)
     for (int64_t i2 = 0; i2 < n2; ++i2) {

@@ -7,22 +7,19 @@
 #   tests      every suite's [cuda] tests, one suite at a time            (~2 min on an H200)
 #   memcheck   compute-sanitizer memcheck over the ops' and brain's [cuda] tests
 #   racecheck  the same with racecheck        initcheck  the same with initcheck
+#              (SANITIZER_SUITES, SANITIZER_TESTS and SANITIZER_LIMIT choose the suites, the
+#              Catch2 filter and each run's limit in s: defaults "ops brain", "[cuda]", 300)
 #   bench      fieldbrain-bench at R = 32, B 1, 4, 16 (the fused rows; all rows without --quick)
 #   group      BrainGroup ticks at B 1, 16, 64, 256, CUDA graph on and off
-#   ab         the two CUDA kernel sets (FIELDBRAIN_KERNELS=v1 and v2, docs/gpu.md "Kernel
-#              sets"): the ops' and brain's [cuda] tests, the bench (R = 32, B 1 4 16) and a
-#              group tick at B = 256 under each, then one side-by-side table with the cost
-#              model's floors (scripts/gpu/ab_table.py); AB_SUITES="ops" keeps it short
-#   ncu        ncu's time per kernel of one fast cycle at B = 1, and at B = 16 each kernel's
-#              DRAM throughput, occupancy, registers and launch shape
+#   ncu        ncu's time per kernel of one steady fast cycle at B = 1, plain and rewarded
+#              (8 slots pulling; with DRAM bytes), and at B = 16 each kernel's DRAM throughput,
+#              occupancy, registers and launch shape
 #   hrr        fieldbrain-hrr bench --device auto --quick
 #   compile    the torch.compile row (max-autotune compiles for minutes: last, with room)
 # Default: all of them. --quick: tests,memcheck,bench with the short bench (about 3 minutes
 # after the build on an H200). A lease of a GPU is short and each command on it is time-limited,
 # so a session can run the parts over several commands (docs/gpu.md "The next lease" gives the
-# order). FIELDBRAIN_KERNELS in the environment picks the kernel set of every part but `ab`
-# (e.g. ncu of the v2 kernels: FIELDBRAIN_KERNELS=v2 GPU_CHECK_LOG=gpu-check-ncu-v2.log
-# scripts/gpu-check.sh --parts ncu).
+# order), each with its own log: GPU_CHECK_LOG=gpu-check-ncu.log scripts/gpu-check.sh --parts ncu.
 #
 # Everything goes to one log file, $GPU_CHECK_LOG (default gpu-check.log), with a summary at its
 # end, so a short lease loses nothing when it ends: each part has its own time limit and the log
@@ -33,7 +30,7 @@
 # core's worth of OpenMP threads each on one machine slowed the CPU side of the comparisons by
 # orders of magnitude and made them look hung.
 set -u
-all_parts="tests memcheck racecheck initcheck bench group ab ncu hrr compile"
+all_parts="tests memcheck racecheck initcheck bench group ncu hrr compile"
 quick=0
 parts=$all_parts
 case "${1:-}" in
@@ -77,7 +74,6 @@ run() {
   last=$(grep -E "All tests passed|test cases:|ERROR SUMMARY" "$part" | tail -1)
   rm -f "$part"
   [ $rc = 124 ] && last="ran out of its ${limit} s"
-  last_rc=$rc
   [ $rc = 0 ] || failed=1
   summary+=("$(printf '%-34s exit %3d  %s' "$name" "$rc" "$last")")
   note "$name: exit $rc"
@@ -91,8 +87,9 @@ if want tests; then
 fi
 for t in memcheck racecheck initcheck; do
   want $t || continue
-  for suite in ops brain; do
-    [ -x "$bin/fieldbrain-tests-$suite" ] && run 300 "$t $suite" "$sanitizer" --tool "$t" --print-limit 20 "$bin/fieldbrain-tests-$suite" "[cuda]"
+  for suite in ${SANITIZER_SUITES:-ops brain}; do
+    [ -x "$bin/fieldbrain-tests-$suite" ] && run "${SANITIZER_LIMIT:-300}" "$t $suite" "$sanitizer" --tool "$t" \
+      --print-limit 20 "$bin/fieldbrain-tests-$suite" "${SANITIZER_TESTS:-[cuda]}"
   done
 done
 unset OMP_NUM_THREADS
@@ -106,37 +103,25 @@ if [ -x "$bench" ]; then
     run 120 "group, CUDA graph" "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
     run 120 "group, no graph" env FIELDBRAIN_CUDA_GRAPH=0 "$bench" --device cuda --R 32 --B 1 16 64 256 --seconds 0.5 --impl group
   fi
-  if want ab; then
-    # The same tests and rows under each kernel set, one process per run (the set is read once
-    # per process), then one table.
-    abdir=$(mktemp -d)
-    ab_bench=() ab_tests=()
-    for set in v1 v2; do
-      for suite in ${AB_SUITES:-ops brain}; do
-        [ -x "$bin/fieldbrain-tests-$suite" ] || continue
-        run 200 "ab $set: tests $suite [cuda]" env FIELDBRAIN_KERNELS=$set OMP_NUM_THREADS=4 \
-          "$bin/fieldbrain-tests-$suite" "[cuda]"
-        ab_tests+=("$set $suite=$last_rc")
-      done
-      run 120 "ab $set: bench R=32" env FIELDBRAIN_KERNELS=$set "$bench" --device cuda --R 32 --B 1 4 16 \
-        --seconds 0.5 --impl field_step_seeded field_readout_op cpp_fast --json "$abdir/bench-$set.json"
-      run 100 "ab $set: group B=256" env FIELDBRAIN_KERNELS=$set "$bench" --device cuda --R 32 --B 256 \
-        --seconds 0.5 --impl group --json "$abdir/group-$set.json"
-      ab_bench+=("$set=$abdir/bench-$set.json" "$set=$abdir/group-$set.json")
-    done
-    section "ab: side by side"
-    python3 "$(dirname "$0")/gpu/ab_table.py" --bench "${ab_bench[@]}" --tests "${ab_tests[@]}" \
-      --device-name "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" | tee -a "$log"
-    rm -rf "$abdir"
-  fi
   if want ncu; then
+    # The bench's set-up launches kernels before its first cycle (60 at B = 1, fills and the
+    # initial field; more per robot at larger B: 60·B is taken as their bound), and a cycle
+    # launches 27 kernels at any B. Each profile skips the set-up and 10 cycles, so it sees a
+    # steady cycle, not the brain's first (n = 0: the error field returns at once, the memories
+    # are empty); -c 30 covers one whole cycle whatever the kernel it starts at.
+    skip() { echo $((60 * $1 + 27 * 10)); }
     run 120 "ncu, one fast cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum \
-      --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.05
+      --launch-skip "$(skip 1)" -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 1 --seconds 0.3
+    # A rewarded cycle with its slots pulling: the row first runs one reward period (64 cycles)
+    # untimed; the reward crosses the store threshold at cycle 3, so by cycle 20 all 8 slots pull
+    # (sums_kernel's DRAM bytes show it: ~4.2 MB of fp16 shadow per pulling slot).
+    run 120 "ncu, rewarded cycle B=1" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics gpu__time_duration.sum,dram__bytes.sum \
+      --launch-skip $((60 + 27 * 20)) -c 30 "$bench" --device cuda --impl cpp_fast_reward --R 32 --B 1 --seconds 0.05
     # What the tuning needs per kernel at B = 16: DRAM bandwidth achieved (against the copy row),
     # occupancy, registers per thread, and the launch shape.
     run 180 "ncu, kernel profile B=16" env FIELDBRAIN_CUDA_GRAPH=0 "$ncu" --metrics \
       gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size \
-      --launch-skip 60 -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 16 --seconds 0.05
+      --launch-skip "$(skip 16)" -c 30 "$bench" --device cuda --impl cpp_fast --R 32 --B 16 --seconds 0.5
   fi
 fi
 want hrr && [ -x "$bin/fieldbrain-hrr" ] && run 180 "hrr bench" "$bin/fieldbrain-hrr" bench --device auto --quick

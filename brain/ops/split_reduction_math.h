@@ -1,10 +1,13 @@
-// The index and reduction arithmetic of the "v2" CUDA kernels (brain/ops/cuda/split_reduction_kernel.cu,
-// chosen with FIELDBRAIN_KERNELS=v2, docs/gpu.md "Kernel sets"), once: the kernels call these
-// functions from their threads, and test/ops/split_reduction_test.cpp runs the same functions in
-// the same order on the CPU (the *_two_stage functions below) against the CPU kernels.
+// The index and reduction arithmetic of the CUDA kernels that spread a robot's work over many
+// blocks (brain/ops/cuda/split_reduction_kernel.cu, the imprint's maps in
+// cuda/sensory_imprint_kernel.cu, the field step's noise and diffusion in
+// cuda/field_step_kernel.cu; docs/gpu.md "Kernel sets"), once: the kernels call these functions
+// from their threads, and test/ops/split_reduction_test.cpp runs the same functions in the same
+// order on the CPU (the *_two_stage functions below) against the CPU kernels.
 //
-// The v1 kernels give one block to one robot and reduce a whole R^3 array in it, which leaves
-// all but B of the GPU's SMs idle. Here a robot's reduction spreads over many blocks:
+// One block per robot reducing a whole R^3 array (the first CUDA kernels, measured and replaced:
+// docs/gpu.md "Kernel sets") left all but B of the GPU's SMs idle. Here a robot's reduction
+// spreads over many blocks:
 //   - the field step's statistics of Ef (max|Ef|, mean|Ef|): kEfSlices blocks per robot each
 //     reduce a fixed slice of the robot's voxels into a partial (max, sum), then a finishing
 //     kernel adds a robot's partials in slice order;
@@ -40,7 +43,7 @@ constexpr int kEfPartialFloats = 2 * kEfSlices;  // per robot: [slice] max, then
 FIELDBRAIN_HOST_DEVICE int64_t slice_begin(int64_t V, int s) { return V * s / kEfSlices; }
 
 struct AbsStats {
-  float max;   // the largest |value| (a NaN is skipped, as fmaxf does in the v1 kernel)
+  float max;   // the largest |value| (a NaN is skipped, as fmaxf does)
   double sum;  // sum of |value|
 };
 FIELDBRAIN_HOST_DEVICE AbsStats abs_stats_merge(AbsStats a, AbsStats b) {
@@ -145,11 +148,10 @@ FIELDBRAIN_HOST_DEVICE double columns_thread(const float* up, const float* down,
 }
 
 // ---- The imprint's maps (step 4) ---------------------------------------------------------------
-// v1 gives one block to each x-plane of a robot for everything; v2 first computes act and fp
-// with one thread per voxel of every robot (the 64-channel pass, spread over the whole GPU),
-// then each plane's first maximum of the empty score from act (one value per voxel instead of
-// 64). The maps and the maximum are the same bits either way: the same float operations on the
-// same values, and a first-maximum argmax does not depend on the order it looks in.
+// First act and fp with one thread per voxel of every robot (the 64-channel pass, spread over
+// the whole GPU), then each plane's first maximum of the empty score from act (one value per
+// voxel instead of 64). The same bits as the CPU kernel: the same float operations on the same
+// values, and a first-maximum argmax does not depend on the order it looks in.
 
 // act = mean_c |F_c| and fp = mean(F_0..7) at voxel v of one robot's field F [64, V], summed in
 // channel order as the CPU kernel does (brain/ops/cpu/sensory_imprint_kernel.cpp).
@@ -187,11 +189,11 @@ inline void plane_empty_first_max(const float* act, const float* occ, uint64_t s
 }
 
 // ---- The field step's spontaneous noise (step 7.2) --------------------------------------------
-// v1's x2_kernel runs one thread per element and draws philox::normal for each, which computes
-// a whole Philox block of four normals and keeps one. v2's x2 runs one thread per Philox block:
-// thread k of a robot makes the block once and uses its four values for the robot's elements
-// 4k .. 4k+3 of [48, V] (element e = c·V + v is stream index e, as in v1), so the same numbers
-// for a quarter of the work. The thread's elements, as (channel, voxel) with one division:
+// philox::normal(e) computes a whole Philox block of four normals and returns one. The field
+// step's x2 kernel runs one thread per Philox block instead of one per element: thread k of a
+// robot makes the block once and uses its four values for the robot's elements 4k .. 4k+3 of
+// [48, V] (element e = c·V + v is stream index e), so each element gets philox::normal(e) for a
+// quarter of the work. The thread's elements, as (channel, voxel) with one division:
 struct NoiseBlock {
   int count;     // elements of the block inside [0, 48 V): 4, or fewer in the last block
   int c0;        // channel of the first element
@@ -219,13 +221,13 @@ FIELDBRAIN_HOST_DEVICE void noise_block_element(const NoiseBlock& blk, int64_t V
 }
 
 // ---- The field step's periodic diffusion (step 7.8) -------------------------------------------
-// A neighbour's coordinate a in [-1, R] wrapped into [0, R) by comparison: what v1's
-// (a + R) % R gives, without an integer division by the run-time R (nine per element).
+// A neighbour's coordinate a in [-1, R] wrapped into [0, R) by comparison: what (a + R) % R
+// gives, without an integer division by the run-time R (nine per element).
 FIELDBRAIN_HOST_DEVICE int periodic_wrap(int a, int R) { return a < 0 ? a + R : (a >= R ? a - R : a); }
 
 // ---- The same two stages on the CPU (tests) ------------------------------------------------
 
-// max|Ef| and the error-field weight of one robot's e[V], in the v2 kernels' order.
+// max|Ef| and the error-field weight of one robot's e[V], in the kernels' order.
 inline void ef_stats_two_stage(const float* e, int64_t V, float* max, float* weight) {
   float partials[kEfPartialFloats];
   AbsStats p[kThreads];
@@ -238,7 +240,7 @@ inline void ef_stats_two_stage(const float* e, int64_t V, float* max, float* wei
   finish_ef_stats(partials, V, max, weight);
 }
 
-// mean|Ef| of one robot from its terms (hierarchy::error_field_terms), in the v2 kernel's order.
+// mean|Ef| of one robot from its terms (hierarchy::error_field_terms), in the kernel's order.
 inline double error_field_abs_mean_two_stage(const float* up, const float* down, float base, int R) {
   int sx[hierarchy::kSites], sy[hierarchy::kSites];
   site_coords(R, sx, sy);

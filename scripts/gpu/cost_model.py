@@ -9,8 +9,9 @@ and an H200. The sum is the cycle's floor. Beside it: the times measured on an H
 "Measured"), so that the ratio says how far each kernel and the cycle are from their floor.
 
 Usage:
-  python3 scripts/gpu/cost_model.py                       # R = 32, B = 1, 16, 256, kernels v1
-  python3 scripts/gpu/cost_model.py --R 64 --B 1 4 16 --kernels v2 --json cost.json
+  python3 scripts/gpu/cost_model.py                       # R = 32, B = 1, 16, 256
+  python3 scripts/gpu/cost_model.py --R 64 --B 1 4 16 --json cost.json
+  python3 scripts/gpu/cost_model.py --stores 0.86 --pull-slots 8   # the bench's rewarded rows
   python3 scripts/gpu/cost_model.py --check-sources       # the kernel list against the .cu files
 
 Python 3 standard library only. Every figure below is derived by hand from the kernels' source
@@ -50,24 +51,46 @@ OPS_PHILOX_NORMAL = 220
 OPS_INT_DIV = 20
 OPS_INT64_DIV = 70
 
-# ---- Measured (docs/gpu.md "Measured": H200, driver 580.159.04, PyTorch 2.11, R = 32) ----------
-# ncu gpu__time_duration per launch at B = 1 (base clocks, graph off), us.
+# ---- Measured (docs/gpu.md "Measured": H200, driver 580.159.04, LibTorch 2.11, R = 32) --------
+# ncu gpu__time_duration per launch at B = 1, us: NVIDIA H200, driver 580.159.04, CUDA 13.0,
+# LibTorch 2.11.0+cu130, sm_90, 2026-11-28; `ncu --metrics gpu__time_duration.sum --launch-skip
+# 60 -c 30` over `fieldbrain-bench --impl cpp_fast --R 32 --B 1 --seconds 0.05` with
+# FIELDBRAIN_CUDA_GRAPH=0 (eager, ncu's default base clocks; scripts/gpu-check.sh --parts ncu
+# as it was then). The first whole cycle profiled, without reward (the attractor kernels pull
+# nothing; pull_kernel is the copy F = next). The read-out runs twice a cycle: the mean of its
+# two launches (53.50 and 54.11; 12.22 and 12.13). Caveat: the profile began exactly at a cycle's
+# first kernel after skipping 60, and the brain's set-up launches fills (launches 61-90 of the
+# B = 16 profile were all set-up fills), so this was most likely the brain's first cycle (n = 0,
+# the bench's untimed warm-up; 60 set-up launches at B = 1): there the error field
+# returns at once (it starts at n = 1; its 2.37 us is left out below) and the history and
+# memories are empty; the next cycle's first kernels took longer (score_kernel 5.09,
+# timescale_kernel 7.17). docs/gpu.md "The next lease" skips further.
 NCU_H200_B1_US = {
-    "imprint_plane_kernel": 98.8, "imprint_robot_kernel": 67.0, "error_field_kernel": 58.0,
-    "ef_stats_kernel": 55.4, "readout_channel_kernel": 53.9, "diffuse_kernel": 45.5,
-    "x2_kernel": 41.3, "x4_coupling_kernel": 41.6, "x3_kernel": 28.8, "x4_stats_kernel": 19.9,
-    "novelty_modulation_kernel": 18.5, "channel_means_kernel": 18.1,
+    "score_kernel": 3.01, "channel_means_kernel": 18.14, "timescale_kernel": 4.03,
+    "imprint_maps_kernel": 10.72, "imprint_plane_max_kernel": 6.50,
+    "imprint_robot_kernel": 41.86, "readout_channel_kernel": 53.8, "readout_finish_kernel": 12.2,
+    "novelty_modulation_kernel": 17.92, "spontaneous_wave_kernel": 4.22,
+    "ef_stats_partial_kernel": 4.58, "ef_stats_finish_kernel": 5.50, "x2_kernel": 23.01,
+    "x3_kernel": 28.80, "x4_coupling_kernel": 41.60, "x4_stats_kernel": 20.19,
+    "diffuse_kernel": 36.67, "record_kernel": 3.55, "sums_kernel": 3.20, "pull_kernel": 9.47,
+    "apply_kernel": 2.43, "act_kernel": 14.88, "echo_kernel": 3.62, "add_ (noise key)": 2.53,
 }
-# fieldbrain-bench rows (CUDA events, ms; the second run where there were two). `group` is a
-# BrainGroup tick, CUDA graph on.
+# fieldbrain-bench rows on the same H200 the same day (CUDA events, ms): B = 1 and 16 from the
+# run of `--B 1 16 --impl copy ... cpp_fast`, B = 4 and the read-out from the A/B run of the
+# kernel sets (its v2 half), `group` a BrainGroup tick with the CUDA graph on. A model of
+# rewarded cycles (--stores, --pull-slots) puts the rewarded row beside its cycle instead.
 BENCH_H200_MS = {
-    "copy": {1: 0.009, 4: 0.023, 16: 0.070},
-    "field_step_seeded": {1: 0.163, 4: 0.610, 16: 1.849},
-    "field_readout_op": {1: 0.047, 4: 0.064, 16: 0.194},
-    "cpp_fast": {1: 0.560, 4: 1.070, 16: 2.732},
-    "group": {1: 0.634, 16: 2.895, 64: 9.884, 256: 38.275},
+    "copy": {1: 0.012, 16: 0.070},
+    "field_step_seeded": {1: 0.127, 4: 0.402, 16: 1.463},
+    "field_readout_op": {1: 0.050, 4: 0.065, 16: 0.194},
+    "cpp_fast": {1: 0.401, 4: 0.766, 16: 2.257},
+    "cpp_fast_reward": {1: 0.517, 16: 3.436},  # the bench's reward schedule, 8 slots pulling
+    "group": {1: 0.425, 16: 2.309, 64: 8.320, 256: 31.974},
 }
-MEASURED_SOURCE = "docs/gpu.md \"Measured\" (H200, PyTorch 2.11, R = 32)"
+MEASURED_SOURCE = "docs/gpu.md \"Measured\" (H200, LibTorch 2.11, R = 32, 2026-11-28)"
+# The ncu figures come from a cycle without reward: beside a model of rewarded cycles they would
+# compare a copy with a pull, so these rows show no measurement there.
+REWARD_KERNELS = ("record_kernel", "sums_kernel", "pull_kernel")
 
 # __global__ functions of brain/ops/cuda/*.cu that no fast cycle launches, and why.
 NOT_IN_FAST_CYCLE = {
@@ -114,7 +137,7 @@ def imprint_support(S, R):
     return len(support), len(entries), len(dilated)
 
 
-def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
+def kernels(B, R, S=24, M=4, A=8, stores=0.0, pull_slots=0):
     """The launches of one fast cycle, in order. Each: name, op (the C++ entry that launches
     it), step (docs/cycle.md), launches, read and written bytes, instructions, threads of its
     grid, and how the figures were derived. `stores`: the fraction of robots whose attractor
@@ -144,37 +167,26 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
       B * (4 * 16 * S * F32 + pending_width(S) * F32 + S * F32),
       B * (window_items * S * 2 + 4 * 16 * S * 10), B * 4,
       "block (timescale, robot): the history window means (up to 1,000 x S) and W's update")
-    ef_voxel_ops = 3 * OPS_INT_DIV + 4 + (5.0 / R) * 16 * (4 * 2 * 25 + 10)
-    if kernel_set == "v1":
-        k("error_field_kernel", "error_field_update_", "3", B * S * F32, B * V * F32, B * V * ef_voxel_ops,
-          B, "one block per robot writes its R^3 Ef and reduces mean|Ef| "
-          "(site coordinates in double, recomputed per voxel)")
-    else:
-        k("error_field_v2_kernel", "error_field_update_", "3", B * S * F32, B * V * F32,
-          B * V * (3 * OPS_INT_DIV + 4 + (5.0 / R) * 16 * 12), B * blk(V),
-          "one thread per voxel over all robots; site coordinates once per block; mean|Ef| from "
-          "the R^2 (x, y) columns by the robot's first block")
+    k("error_field_kernel", "error_field_update_", "3", B * S * F32, B * V * F32,
+      B * V * (3 * OPS_INT_DIV + 4 + (5.0 / R) * 16 * 12), B * blk(V),
+      "one thread per voxel over all robots; site coordinates once per block; mean|Ef| from "
+      "the R^2 (x, y) columns by the robot's first block")
     n_support, n_entries, n_dilated = imprint_support(S, R)
-    if kernel_set == "v1":
-        k("imprint_plane_kernel", "sensory_imprint_", "4", field(64) + B * V * F32,
-          B * 2 * V * F32 + B * R * 8, B * V * (64 * 2 + 8 + OPS_PHILOX_NORMAL + 10), B * R,
-          "block (x-plane, robot): act, fp, empty score (a Philox normal per voxel), plane argmax")
-    else:
-        k("imprint_maps_v2_kernel", "sensory_imprint_", "4", field(64), B * 2 * V * F32,
-          B * V * (64 * 2 + 8 + 2 * OPS_INT_DIV), B * blk(V),
-          "one thread per voxel of every robot: act and fp")
-        k("imprint_plane_max_v2_kernel", "sensory_imprint_", "4", B * 2 * V * F32, B * R * 8,
-          B * V * (OPS_PHILOX_NORMAL + 10), B * R,
-          "block (x-plane, robot): empty score from act and occ, plane argmax")
+    k("imprint_maps_kernel", "sensory_imprint_", "4", field(64), B * 2 * V * F32,
+      B * V * (64 * 2 + 8 + 2 * OPS_INT_DIV), B * blk(V),
+      "one thread per voxel of every robot: act and fp")
+    k("imprint_plane_max_kernel", "sensory_imprint_", "4", B * 2 * V * F32, B * R * 8,
+      B * V * (OPS_PHILOX_NORMAL + 10), B * R,
+      "block (x-plane, robot): empty score from act and occ, plane argmax")
     blob = 64 * BLOB_VOXELS * F32
-    k("imprint_robot_kernel" if kernel_set == "v1" else "imprint_robot_v2_kernel", "sensory_imprint_", "4",
+    k("imprint_robot_kernel", "sensory_imprint_", "4",
       B * (MAP_CAPACITY * (S * F32 + 3 * I64 + 27 * F32) + n_support * 2 * F32 + n_entries * 8 +
            n_dilated * F32 + R * 8 + blob),
       B * (n_support * F32 + S * F32 + 3 * I64 + blob + 8),
       B * (MAP_CAPACITY * S * 3 + n_entries * 4 + n_dilated * 30 + 64 * BLOB_VOXELS * 6), B,
       f"one block per robot: pattern, map search, resonant map on {n_support} support voxels "
       f"smoothed on {n_dilated}, serial choice, blob; latency-bound (thread 0's loops); "
-      f"{'256' if kernel_set == 'v1' else '1024'} threads")
+      f"1024 threads")
 
     def readout(pass_name):
         k("readout_channel_kernel", "field_readout_out", pass_name, field(64),
@@ -196,24 +208,15 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
       "in 8: --stores 0.86")
     k("spontaneous_wave_kernel", "spontaneous_wave_out", "7.3", B * 5 * 4 * F32, B * V * F32,
       B * V * (5 * (6 + OPS_TRANSCENDENTAL) + 3 * OPS_INT_DIV), B * blk(V), "one thread per voxel")
-    # The field step (brain/ops/cuda/field_step_kernel.cu): six launches over a workspace of
-    # 160 channels per robot.
-    if kernel_set == "v1":
-        k("ef_stats_kernel", "field_step_seeded_out", "7", B * V * F32, B * 4 * F32, B * V * 3, B,
-          "one block per robot reduces max|Ef| and mean|Ef| over R^3")
-    else:
-        k("ef_stats_partial_kernel", "field_step_seeded_out", "7", B * V * F32, B * 64 * 2 * F32,
-          B * V * 3, B * 64, "64 blocks per robot (a slice of R^3 / 64 voxels each): partial max and sum")
-        k("ef_stats_finish_kernel", "field_step_seeded_out", "7", B * 64 * 2 * F32, B * 4 * F32,
-          B * 64 * 2, blk(B), "one thread per robot adds its 64 partials in slice order")
-    x2_name = "x2_kernel" if kernel_set == "v1" else "x2_v2_kernel"
-    x2_ops = (OPS_PHILOX_NORMAL + OPS_INT64_DIV + 10 if kernel_set == "v1"
-              else (OPS_PHILOX_NORMAL + OPS_INT64_DIV) / 4.0 + 16)
-    k(x2_name, "field_step_seeded_out", "7.1-7.3", field(48) + field(4) + B * V * F32, field(48),
-      B * 48 * V * (x2_ops + (32 * OPS_SIGMOID + 16 * 4 * OPS_SIGMOID) / 48.0),
-      blk(B * 48 * V) if kernel_set == "v1" else B * blk(12 * V),
-      "decay, shift, spontaneous noise (one Philox normal per element: each computes a block of 4 "
-      "and keeps 1)" if kernel_set == "v1" else
+    # The field step (brain/ops/cuda/field_step_kernel.cu): seven launches over a workspace
+    # of 160 channels per robot.
+    k("ef_stats_partial_kernel", "field_step_seeded_out", "7", B * V * F32, B * 64 * 2 * F32,
+      B * V * 3, B * 64, "64 blocks per robot (a slice of R^3 / 64 voxels each): partial max and sum")
+    k("ef_stats_finish_kernel", "field_step_seeded_out", "7", B * 64 * 2 * F32, B * 4 * F32,
+      B * 64 * 2, blk(B), "one thread per robot adds its 64 partials in slice order")
+    x2_ops = (OPS_PHILOX_NORMAL + OPS_INT64_DIV) / 4.0 + 16
+    k("x2_kernel", "field_step_seeded_out", "7.1-7.3", field(48) + field(4) + B * V * F32, field(48),
+      B * 48 * V * (x2_ops + (32 * OPS_SIGMOID + 16 * 4 * OPS_SIGMOID) / 48.0), B * blk(12 * V),
       "decay, shift, noise: one thread per Philox block of 4 elements, all four used")
     k("x3_kernel", "field_step_seeded_out", "7.4", field(48) + field(4), field(96),
       B * 48 * V * (OPS_INT64_DIV + 4 * OPS_INT_DIV + 30 + 4 * OPS_TRANSCENDENTAL + OPS_SIGMOID), blk(B * 48 * V),
@@ -224,14 +227,9 @@ def kernels(B, R, S=24, M=4, A=8, kernel_set="v1", stores=0.0, pull_slots=0):
     k("x4_stats_kernel", "field_step_seeded_out", "7.6-7.8", field(48) + field(16) + B * V * F32,
       field(16), B * V * (OPS_INT64_DIV + 48 * 8 + 16 * 15 + 30), blk(B * V),
       "per voxel: 48 channels' statistics, D1, clamp; one atomic max per warp")
-    if kernel_set == "v1":
-        k("diffuse_kernel", "field_step_seeded_out", "7.8", field(64), field(64),
-          B * 64 * V * (OPS_INT64_DIV + 13 * OPS_INT_DIV + 30), blk(B * 64 * V),
-          "squash and 7-point periodic stencil into `next` (integer modulo per neighbour)")
-    else:
-        k("diffuse_v2_kernel", "field_step_seeded_out", "7.8", field(64), field(64),
-          B * 64 * V * (4 * OPS_INT_DIV + 9 * 2 + 30), B * 64 * blk(V),
-          "grid (voxels, channel, robot): no 64-bit division; wrap by comparison")
+    k("diffuse_kernel", "field_step_seeded_out", "7.8", field(64), field(64),
+      B * 64 * V * (4 * OPS_INT_DIV + 9 * 2 + 30), B * 64 * blk(V),
+      "grid (voxels, channel, robot): no 64-bit division; wrap by comparison")
     pull_bytes = pull_slots * field(64)
     k("sums_kernel", "attractor_pull_", "7.9",
       B * A * 2 * F32 + (field(64) + pull_bytes // 2 if pull_slots else 0),
@@ -276,8 +274,8 @@ def floors(entry, gpu, mode):
     return memory, compute, launch, max(memory, compute, launch)
 
 
-def model(R, batches, kernel_set, stores, pull_slots, S, M, A):
-    result = {"R": R, "S": S, "M": M, "A": A, "kernels": kernel_set,
+def model(R, batches, stores, pull_slots, S, M, A):
+    result = {"R": R, "S": S, "M": M, "A": A,
               "assumptions": {
                   "gpus": GPUS, "launch_us": LAUNCH_US, "host_sync_us": HOST_SYNC_US,
                   "ops": {"transcendental": OPS_TRANSCENDENTAL, "sigmoid": OPS_SIGMOID,
@@ -286,14 +284,16 @@ def model(R, batches, kernel_set, stores, pull_slots, S, M, A):
                   "attractor_stores_fraction": stores, "attractor_pull_slots": pull_slots},
               "measured_source": MEASURED_SOURCE, "batches": []}
     for B in batches:
-        rows = kernels(B, R, S, M, A, kernel_set, stores, pull_slots)
+        rows = kernels(B, R, S, M, A, stores, pull_slots)
         for row in rows:
             row["floor_us"] = {}
             for key, gpu in GPUS.items():
                 mem, comp, launch, floor = floors(row, gpu, "graph")
                 row["floor_us"][key] = {"memory": mem, "compute": comp, "launch_graph": launch,
                                         "launch_eager": floors(row, gpu, "eager")[2], "floor": floor}
-            row["measured_ncu_h200_us"] = NCU_H200_B1_US.get(row["kernel"]) if B == 1 and R == 32 else None
+            rewarded = (stores > 0 or pull_slots > 0) and row["kernel"] in REWARD_KERNELS
+            row["measured_ncu_h200_us"] = (NCU_H200_B1_US.get(row["kernel"])
+                                           if B == 1 and R == 32 and not rewarded else None)
         cycle = {"B": B, "bytes": sum(r["bytes"] for r in rows), "ops": sum(r["ops"] for r in rows),
                  "launches": sum(r["launches"] for r in rows), "floor_ms": {}, "rows": {}}
         for key, gpu in GPUS.items():
@@ -316,10 +316,15 @@ def model(R, batches, kernel_set, stores, pull_slots, S, M, A):
         cycle["fused_field_step_bytes"] = B * (64 + 64 + 2) * R ** 3 * F32
         measured = {}
         if R == 32:
-            for name, values in BENCH_H200_MS.items():
-                if B in values and name != "group":
-                    measured[name] = values[B]
-            if "cpp_fast" not in measured and B in BENCH_H200_MS["group"]:
+            rewarded = stores > 0 or pull_slots > 0
+            for name in ("copy", "field_step_seeded", "field_readout_op"):
+                if B in BENCH_H200_MS[name]:
+                    measured[name] = BENCH_H200_MS[name][B]
+            cycle_row = "cpp_fast_reward" if rewarded else "cpp_fast"
+            if B in BENCH_H200_MS[cycle_row]:
+                measured["cpp_fast"] = BENCH_H200_MS[cycle_row][B]
+                measured["cpp_fast_from"] = cycle_row
+            elif not rewarded and B in BENCH_H200_MS["group"]:
                 measured["cpp_fast"] = BENCH_H200_MS["group"][B]
                 measured["cpp_fast_from"] = "group"
         cycle["measured_h200_ms"] = measured
@@ -340,14 +345,14 @@ def print_tables(result, out=sys.stdout):
     R = result["R"]
     h200 = GPUS["H200"]
     p(f"Cost model of one fast cycle: R = {R}, S = {result['S']}, M = {result['M']}, "
-      f"A = {result['A']}, kernels {result['kernels']} "
+      f"A = {result['A']} "
       f"(attractor stores {result['assumptions']['attractor_stores_fraction']:g}, "
       f"pulling slots {result['assumptions']['attractor_pull_slots']})")
     p(f"floor = max(bytes / DRAM bandwidth, instructions / issue rate, launch); bandwidth "
       f"{GPUS['H100']['bandwidth'] / 1e12:g} TB/s (H100 SXM), {h200['bandwidth'] / 1e12:g} TB/s (H200); "
       f"issue {h200['issue'] / 1e12:.1f} T instr/s; launch {LAUNCH_US['graph']:g} us per kernel in a "
       f"CUDA graph ({LAUNCH_US['eager']:g} us eager); blocks < {h200['sms']} SMs = part of the GPU idle")
-    p(f"measured: {MEASURED_SOURCE}, kernels v1; ncu per launch at B = 1, base clocks")
+    p(f"measured: {MEASURED_SOURCE}; ncu per launch at B = 1, base clocks, eager, a cycle without reward")
     for entry in result["batches"]:
         cyc, rows = entry["cycle"], entry["kernels"]
         B = cyc["B"]
@@ -370,6 +375,8 @@ def print_tables(result, out=sys.stdout):
           f"{cyc['ops'] / 1e9:.3f} | {fmt_us(cyc['floor_ms']['H100']['graph'] * 1e3)} | "
           f"{fmt_us(cyc['floor_ms']['H200']['graph'] * 1e3)} | | | |")
     p()
+    rewarded = (result["assumptions"]["attractor_stores_fraction"] > 0 or
+                result["assumptions"]["attractor_pull_slots"] > 0)
     p("Per cycle, ms: the floor in a CUDA graph / eager, and memory alone; each bench row's floor "
       "against its H200 measurement")
     p("| B | MB moved | H100 floor graph / eager | H200 floor graph / eager | H200 memory alone "
@@ -382,8 +389,11 @@ def print_tables(result, out=sys.stdout):
         for name in ("cpp_fast", "field_step_seeded", "field_readout_op", "copy"):
             floor = cyc["rows"][name]["H200"]
             measured = cyc["measured_h200_ms"].get(name)
-            label = name + (" (group tick)" if name == "cpp_fast" and
-                            cyc["measured_h200_ms"].get("cpp_fast_from") else "")
+            label = name
+            if name == "cpp_fast" and rewarded:
+                label = "cpp_fast_reward"
+            elif name == "cpp_fast" and cyc["measured_h200_ms"].get("cpp_fast_from") == "group":
+                label = "cpp_fast (group tick)"
             lead = (f"| {cyc['B']} | {fmt_mb(cyc['bytes'])} | {f100['graph']:.4f} / {f100['eager']:.4f} | "
                     f"{f200['graph']:.4f} / {f200['eager']:.4f} | {f200['memory_only']:.4f} |"
                     if first else "| | | | | |")
@@ -424,8 +434,8 @@ def global_kernels(cuda_dir):
 
 
 def check_sources(cuda_dir):
-    """Every __global__ of brain/ops/cuda is in the model (v1 or v2) or in NOT_IN_FAST_CYCLE."""
-    listed = {r["kernel"] for ks in ("v1", "v2") for r in kernels(1, 32, kernel_set=ks)}
+    """Every __global__ of brain/ops/cuda is in the model or in NOT_IN_FAST_CYCLE."""
+    listed = {r["kernel"] for r in kernels(1, 32)}
     missing = [n for n in global_kernels(cuda_dir) if n not in listed and n not in NOT_IN_FAST_CYCLE]
     return missing
 
@@ -438,8 +448,6 @@ def main(argv=None):
     parser.add_argument("--S", type=int, default=24, help="sensory dim (default 24, as the bench)")
     parser.add_argument("--M", type=int, default=4, help="motor dim (default 4)")
     parser.add_argument("--A", type=int, default=8, help="attractor capacity (default 8)")
-    parser.add_argument("--kernels", choices=("v1", "v2"), default="v1",
-                        help="the kernel set (FIELDBRAIN_KERNELS, docs/gpu.md)")
     parser.add_argument("--stores", type=float, default=0.0,
                         help="fraction of robots storing an attractor per cycle (bench: 0)")
     parser.add_argument("--pull-slots", type=int, default=0,
@@ -458,7 +466,7 @@ def main(argv=None):
         return 0
     if args.R < 4 or any(b < 1 for b in args.B):
         parser.error("need R >= 4 and B >= 1")
-    result = model(args.R, args.B, args.kernels, args.stores, args.pull_slots, args.S, args.M, args.A)
+    result = model(args.R, args.B, args.stores, args.pull_slots, args.S, args.M, args.A)
     print_tables(result)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

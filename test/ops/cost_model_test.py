@@ -42,14 +42,14 @@ class CostModelTest(unittest.TestCase):
 
     def test_field_sized_traffic_grows_linearly_with_the_batch(self):
         one, many = cost_model.kernels(1, 32), cost_model.kernels(16, 32)
-        for name in ("x2_kernel", "x3_kernel", "x4_coupling_kernel", "imprint_plane_kernel"):
+        for name in ("x2_kernel", "x3_kernel", "x4_coupling_kernel", "imprint_maps_kernel"):
             self.assertEqual(row(many, name)["bytes"], 16 * row(one, name)["bytes"], name)
 
     def test_every_cuda_kernel_is_modelled_or_excused(self):
         result = run("--check-sources")
         self.assertEqual(result.returncode, 0, result.stderr)
         names = cost_model.global_kernels(os.path.join(ROOT, "brain", "ops", "cuda"))
-        self.assertIn("ef_stats_kernel", names)  # the scan itself finds kernels
+        self.assertIn("ef_stats_partial_kernel", names)  # the scan itself finds kernels
         self.assertGreaterEqual(len(names), 20)
 
     def test_a_kernel_missing_from_the_model_fails_the_check(self):
@@ -62,10 +62,25 @@ class CostModelTest(unittest.TestCase):
             self.assertIn("brand_new_kernel", result.stderr)
             self.assertNotIn("x2_kernel", result.stderr)
 
+    def test_a_rewarded_model_shows_no_plain_cycle_measurement_beside_its_attractor_rows(self):
+        # The ncu figures are of a cycle without reward (the pull kernel was the copy F = next):
+        # beside a model with pulling slots they would compare a copy with a pull.
+        plain = cost_model.model(32, [1], 0.0, 0, 24, 4, 8)["batches"][0]["kernels"]
+        rewarded = cost_model.model(32, [1], 0.86, 8, 24, 4, 8)["batches"][0]["kernels"]
+        self.assertIsNotNone(row(plain, "pull_kernel")["measured_ncu_h200_us"])
+        for name in ("record_kernel", "sums_kernel", "pull_kernel"):
+            self.assertIsNone(row(rewarded, name)["measured_ncu_h200_us"], name)
+        self.assertEqual(row(rewarded, "x3_kernel")["measured_ncu_h200_us"],
+                         row(plain, "x3_kernel")["measured_ncu_h200_us"])
+        # a pulling slot reads its fp16 shadow once and its float slot once more
+        slot = 64 * 32 ** 3
+        self.assertEqual(row(rewarded, "pull_kernel")["read_bytes"] - row(plain, "pull_kernel")["read_bytes"],
+                         8 * slot * 4)
+
     def test_the_json_sums_its_kernels_and_no_floor_beats_the_bandwidth(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "cost.json")
-            result = run("--R", "24", "--B", "1", "5", "--kernels", "v2", "--json", path)
+            result = run("--R", "24", "--B", "1", "5", "--json", path)
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("| **cycle**", result.stdout)
             with open(path) as f:
@@ -76,7 +91,6 @@ class CostModelTest(unittest.TestCase):
             self.assertEqual(cycle["bytes"], sum(r["bytes"] for r in rows))
             names = [r["kernel"] for r in rows]
             self.assertIn("ef_stats_partial_kernel", names)
-            self.assertNotIn("ef_stats_kernel", names)
             for r in rows:
                 for gpu, bandwidth in (("H100", 3.35e12), ("H200", 4.8e12)):
                     self.assertGreaterEqual(r["floor_us"][gpu]["floor"] * 1e-6 * bandwidth,

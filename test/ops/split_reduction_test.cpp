@@ -1,12 +1,13 @@
-// The arithmetic of the v2 CUDA kernels (brain/ops/split_reduction_math.h, FIELDBRAIN_KERNELS=v2)
-// run on the CPU in the kernels' own order (the *_two_stage functions) against the CPU kernels:
+// The arithmetic of the CUDA kernels that spread a robot over many blocks
+// (brain/ops/split_reduction_math.h) run on the CPU in the kernels' own order (the *_two_stage
+// functions) against the CPU kernels:
 // the error field's values bit for bit and its boost within 1e-6 relative (both sum in double,
 // in a different order); the statistics of Ef against a double-precision reference (max exact,
 // the weight within 1e-6 relative: 64 float partials of double sums); the imprint's maps and
 // each plane's first maximum of the empty score bit for bit; the field step's noise blocks
-// against v1's draw per element. No GPU needed: what the
-// GPU adds (the same functions called from its threads) is checked by the [cuda] tests run with
-// each kernel set (scripts/gpu-check.sh --parts ab).
+// against philox::normal drawn per element; the diffusion's wrap against a modulo. No GPU
+// needed: what the GPU adds (the same functions called from its threads) is checked by the
+// [cuda] tests (scripts/gpu-check.sh --parts tests).
 #include "test/support/catch.h"
 
 #include <torch/torch.h>
@@ -16,7 +17,6 @@
 #include <random>
 #include <vector>
 
-#include "brain/ops/cuda/kernel_set.h"
 #include "brain/ops/cycle_layout.h"
 #include "brain/ops/hierarchy_learn.h"
 #include "brain/ops/hierarchy_learn_math.h"
@@ -39,7 +39,7 @@ std::vector<float> uniform_values(int64_t n, float lo, float hi, uint32_t seed) 
 
 }  // namespace
 
-TEST_CASE("The v2 error field has the CPU kernel's values bit for bit and its boost within 1e-6",
+TEST_CASE("The split error field has the CPU kernel's values bit for bit and its boost within 1e-6",
           "[ops][split_reduction]") {
   int below_clamp = 0;
   for (const int R : {8, 16, 17, 32}) {
@@ -66,15 +66,15 @@ TEST_CASE("The v2 error field has the CPU kernel's values bit for bit and its bo
       for (int x = 0; x < R; ++x)
         for (int y = 0; y < R; ++y)
           for (int z = 0; z < R; ++z) {
-            const float v2 = split::error_field_value_at(up, down, base, sx, sy, R, x, y, z);
-            if (v2 != cpu[(static_cast<int64_t>(x) * R + y) * R + z]) ++differing;
+            const float value = split::error_field_value_at(up, down, base, sx, sy, R, x, y, z);
+            if (value != cpu[(static_cast<int64_t>(x) * R + y) * R + z]) ++differing;
           }
       CHECK(differing == 0);
 
       const double mean = split::error_field_abs_mean_two_stage(up, down, base, R);
-      const float v2_boost = h::error_boost(static_cast<float>(mean));
+      const float split_boost = h::error_boost(static_cast<float>(mean));
       const float cpu_boost = boost.item<float>();
-      CHECK(std::fabs(v2_boost - cpu_boost) <= 1e-6f * cpu_boost);
+      CHECK(std::fabs(split_boost - cpu_boost) <= 1e-6f * cpu_boost);
       // And against a plain double sum over every voxel (the columns' three classes are right).
       double direct = 0.0;
       for (int64_t i = 0; i < V; ++i) direct += std::fabs(static_cast<double>(cpu[i]));
@@ -85,7 +85,7 @@ TEST_CASE("The v2 error field has the CPU kernel's values bit for bit and its bo
   CHECK(below_clamp > 0);  // the boost was compared where the clamp does not hide a difference
 }
 
-TEST_CASE("The v2 statistics of Ef cover every voxel once and match a double-precision reference",
+TEST_CASE("The split statistics of Ef cover every voxel once and match a double-precision reference",
           "[ops][split_reduction]") {
   for (const int R : {4, 8, 16, 32, 33}) {
     CAPTURE(R);
@@ -117,7 +117,7 @@ TEST_CASE("The v2 statistics of Ef cover every voxel once and match a double-pre
   }
 }
 
-TEST_CASE("The v2 imprint maps and plane maxima are the CPU kernel's bit for bit",
+TEST_CASE("The per-voxel imprint maps and plane maxima are the CPU kernel's bit for bit",
           "[ops][split_reduction]") {
   namespace ops = fieldbrain::ops;
   for (const int R : {8, 13, 16}) {
@@ -168,7 +168,7 @@ TEST_CASE("The v2 imprint maps and plane maxima are the CPU kernel's bit for bit
   }
 }
 
-TEST_CASE("The v2 field step's noise blocks give every element its own Philox normal once",
+TEST_CASE("The field step's noise blocks give every element its own Philox normal once",
           "[ops][split_reduction]") {
   namespace philox = fieldbrain::philox;
   for (const int64_t R : {1, 2, 3, 5, 16}) {
@@ -186,7 +186,7 @@ TEST_CASE("The v2 field step's noise blocks give every element its own Philox no
         split::noise_block_element(blk, V, j, &c, &v);
         const int64_t e = 4 * k + j;
         if (c != e / V || v != e % V) ++wrong_place;
-        // What x2_kernel (v1) draws for element c*V + v.
+        // The normal of element c*V + v drawn on its own (the CPU kernel's draw).
         if (z[j] != philox::normal(seed, cycle, philox::kStreamSpontaneous, static_cast<uint64_t>(e))) ++wrong_value;
         ++covered;
       }
@@ -198,21 +198,11 @@ TEST_CASE("The v2 field step's noise blocks give every element its own Philox no
   }
 }
 
-TEST_CASE("The v2 diffusion wraps a neighbour's coordinate as v1's modulo does",
+TEST_CASE("The diffusion wraps a neighbour's coordinate as a modulo by R does",
           "[ops][split_reduction]") {
   int64_t differing = 0;
   for (int R = 1; R <= 70; ++R)
     for (int a = -1; a <= R; ++a)
       if (split::periodic_wrap(a, R) != (a + R) % R) ++differing;
   CHECK(differing == 0);
-}
-
-TEST_CASE("FIELDBRAIN_KERNELS chooses v2 only when it says v2", "[ops][split_reduction]") {
-  using fieldbrain::ops::cuda::KernelSet;
-  using fieldbrain::ops::cuda::kernel_set_from;
-  CHECK(kernel_set_from(nullptr) == KernelSet::v1);
-  CHECK(kernel_set_from("") == KernelSet::v1);
-  CHECK(kernel_set_from("v1") == KernelSet::v1);
-  CHECK(kernel_set_from("v2") == KernelSet::v2);
-  CHECK(kernel_set_from("V2") == KernelSet::v1);  // reported on stderr, v1 kept
 }

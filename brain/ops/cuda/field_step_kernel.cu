@@ -1,20 +1,20 @@
 // CUDA kernels of the field step (docs/cycle.md step 7, items 1-8), raw CUDA C++ without
-// LibTorch headers (see cuda/launchers.h). Six launches, all stream-ordered, no host sync
-// (FIELDBRAIN_KERNELS=v2, brain/ops/cuda/kernel_set.h: launch 1 is two, ef_stats_partial and
-// ef_stats_finish in split_reduction_kernel.cu, launch 2 is x2_v2_kernel and launch 5
-// diffuse_v2_kernel):
-//   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]|
-//   2. X2 (decay + temporal shift + spontaneous activity), 48 channels
+// LibTorch headers (see cuda/launchers.h). Seven launches, all stream-ordered, no host sync:
+//   1. per robot: max|ef|, mean|ef|; reset the robot's max|Fn[0:48]| (two launches,
+//      ef_stats_partial and ef_stats_finish in split_reduction_kernel.cu: 64 blocks per robot)
+//   2. X2 (decay + temporal shift + spontaneous activity), 48 channels, one thread per Philox
+//      block of four noise values
 //   3. X3 (learned diffusion) and Aq = tanh(X3 * pl0), 48 channels
 //   4a. per element: X4 (coupling) for the 48 channels; writes Fn[0:48] (raw X4 kept in X3's space)
 //   4b. per voxel: the 48 channels' statistics, D1 (self-modification, error-field modulation),
 //       NaN repair, clamp; writes Fn[48:64] and the robot's max|Fn[0:48]|
-//   5. the squash (tanh when max > 2) and the global periodic diffusion into out
+//   5. the squash (tanh when max > 2) and the global periodic diffusion into out, grid
+//      (voxels, channel, robot)
+// The robot is a grid dimension of launches 1, 2 and 5, so B <= 65,535.
 #include "brain/ops/cuda/launchers.h"
 
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/kernel_set.h"
 #include "brain/ops/cuda/split_reduction_cuda.h"
 #include "brain/ops/philox.h"
 #include "brain/ops/split_reduction_math.h"
@@ -26,8 +26,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// Index math: a thread's global index (over B*48 or B*64 channels of V voxels) is 64-bit, and
-// one 64-bit division turns it into (channel, voxel); everything inside a channel is 32-bit
+// Index math: in x3, x4_coupling and x4_stats a thread's global index (over B*48 channels, or
+// B robots, of V voxels) is 64-bit, and one 64-bit division turns it into (channel, voxel); x2
+// and diffuse take the robot and channel from the grid; everything inside a channel is 32-bit
 // (voxel index, coordinates, their divisions and the stencils' neighbour offsets): the caller
 // refuses R > 1024, so R^3 <= 2^30 fits an int. Channel strides stay 64-bit (V is int64_t,
 // so c * V is a 64-bit product: 64 channels of 2^30 voxels would overflow an int).
@@ -53,33 +54,6 @@ __device__ __forceinline__ float at_or_zero(const float* ch, const Dims& d, int 
   return ch[(x * d.R + y) * d.R + z];
 }
 
-__global__ void ef_stats_kernel(const float* ef, float* stats, Dims d) {
-  const int64_t b = blockIdx.x;
-  const float* e = ef + b * d.V;
-  float m = 0.f, s = 0.f;
-  for (int i = threadIdx.x; i < static_cast<int>(d.V); i += blockDim.x) {
-    const float a = fabsf(e[i]);
-    m = fmaxf(m, a);
-    s += a;
-  }
-  __shared__ float sm[kThreads], ss[kThreads];
-  sm[threadIdx.x] = m;
-  ss[threadIdx.x] = s;
-  __syncthreads();
-  for (int step = blockDim.x / 2; step > 0; step /= 2) {
-    if (threadIdx.x < step) {
-      sm[threadIdx.x] = fmaxf(sm[threadIdx.x], sm[threadIdx.x + step]);
-      ss[threadIdx.x] += ss[threadIdx.x + step];
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    stats[b * 4 + 0] = sm[0];
-    stats[b * 4 + 1] = fminf(0.5f, ss[0] / static_cast<float>(d.V));
-    stats[b * 4 + 2] = 0.f;  // max|Fn[0:48]|, accumulated by x4_kernel
-  }
-}
-
 // X1 of channel c < 48 at voxel v of one robot's field F (decay and temporal shift).
 __device__ __forceinline__ float x1_value(const float* F, int c, int64_t v, const Dims& d, float gmu) {
   const float* D = F + 48 * d.V;
@@ -91,33 +65,13 @@ __device__ __forceinline__ float x1_value(const float* F, int c, int64_t v, cons
   return x1;
 }
 
-// Without a noise array the noise value is made here from the robot's (seed, cycle)
-// (brain/ops/philox.h, stream kStreamSpontaneous, element c*V + v of the robot's [48,R,R,R]).
+// Grid (Philox blocks of a robot / 256, robot); thread k makes the robot's Philox block k once
+// (brain/ops/philox.h, stream kStreamSpontaneous) and writes its four elements c*V + v of the
+// robot's [48,R,R,R] with all four values (split::noise_block): each element gets the normal
+// philox::normal draws for its index, for a quarter of the Philox work of one draw per element,
+// and no 64-bit division per element. With a noise array the values come from it instead.
 __global__ void x2_kernel(const float* field, const float* noise, const int64_t* noise_key,
                           const float* wave, const float* scalars, float* x2, Dims d) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= d.B * 48 * d.V) return;
-  const int64_t chan = i / d.V;  // b * 48 + c
-  const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 48);
-  const int64_t b = chan / 48;
-  const float* F = field + b * 64 * d.V;
-  const float* sc = scalars + b * 8;
-  const float gmu = sc[0] * 0.999f, drive = sc[1];
-  const float x1 = x1_value(F, c, v, d, gmu);
-  const float eps =
-      noise != nullptr
-          ? noise[i]
-          : philox::normal(static_cast<uint64_t>(noise_key[2 * b]),
-                           static_cast<uint64_t>(noise_key[2 * b + 1]), philox::kStreamSpontaneous,
-                           static_cast<uint64_t>(c) * static_cast<uint64_t>(d.V) + static_cast<uint64_t>(v));
-  x2[i] = x1 + (0.001f * eps + 0.001f * wave[b * d.V + v]) * drive;
-}
-
-// v2 (FIELDBRAIN_KERNELS=v2): grid (Philox blocks of a robot / 256, robot); thread k makes
-// the robot's Philox block k once and writes its four elements (split::noise_block): the same
-// numbers as x2_kernel, a quarter of the Philox work and no 64-bit division per element.
-__global__ void x2_v2_kernel(const float* field, const float* noise, const int64_t* noise_key,
-                             const float* wave, const float* scalars, float* x2, Dims d) {
   const int64_t b = blockIdx.y;
   const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const split::NoiseBlock blk = split::noise_block(k, d.V);
@@ -254,13 +208,13 @@ __global__ void x4_stats_kernel(const float* field, const float* ef, const float
   warp_max_into(stats, b, local_max);
 }
 
-// The squash and the periodic diffusion at (x, y, z) of one channel; `wrap` maps a coordinate in
-// [-1, R] into [0, R).
-template <typename Wrap>
+// The squash and the periodic diffusion at (x, y, z) of one channel.
 __device__ __forceinline__ float diffused(const float* ch, const Dims& d, int x, int y, int z,
-                                          bool squash, Wrap wrap) {
+                                          bool squash) {
   auto val = [&](int xx, int yy, int zz) {
-    const float f = ch[(wrap(xx) * d.R + wrap(yy)) * d.R + wrap(zz)];
+    const int R = d.R;
+    const float f = ch[(split::periodic_wrap(xx, R) * R + split::periodic_wrap(yy, R)) * R +
+                       split::periodic_wrap(zz, R)];
     return squash ? tanhf(f) : f;
   };
   const float c0 = val(x, y, z);
@@ -270,21 +224,9 @@ __device__ __forceinline__ float diffused(const float* ch, const Dims& d, int x,
   return c0 + 0.025f * lap;
 }
 
+// Grid (voxel blocks, channel, robot), so no 64-bit division per element, and the periodic wrap
+// by comparison (split::periodic_wrap) instead of a modulo by the run-time R.
 __global__ void diffuse_kernel(const float* fn, const float* stats, float* out, Dims d) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= d.B * 64 * d.V) return;
-  const int64_t chan = i / d.V;  // b * 64 + c
-  const int v = static_cast<int>(i - chan * d.V), c = static_cast<int>(chan % 64);
-  const int64_t b = chan / 64;
-  const auto [x, y, z] = voxel_of(v, d);
-  const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
-  out[i] = diffused(fn + (i - v), d, x, y, z, squash, [&](int a) { return (a + d.R) % d.R; });
-}
-
-// v2 (FIELDBRAIN_KERNELS=v2): grid (voxel blocks, channel, robot), so no 64-bit division per
-// element, and the periodic wrap by comparison instead of a modulo by the run-time R (the same
-// coordinates for -1 .. R, so the same values).
-__global__ void diffuse_v2_kernel(const float* fn, const float* stats, float* out, Dims d) {
   const int c = blockIdx.y;
   const int64_t b = blockIdx.z;
   const int v = static_cast<int>(blockIdx.x) * kThreads + threadIdx.x;
@@ -292,8 +234,7 @@ __global__ void diffuse_v2_kernel(const float* fn, const float* stats, float* ou
   const auto [x, y, z] = voxel_of(v, d);
   const bool squash = c < 48 && stats[b * 4 + 2] > 2.f;
   const int64_t base = (b * 64 + c) * d.V;
-  const int R = d.R;
-  out[base + v] = diffused(fn + base, d, x, y, z, squash, [R](int a) { return split::periodic_wrap(a, R); });
+  out[base + v] = diffused(fn + base, d, x, y, z, squash);
 }
 
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
@@ -302,7 +243,7 @@ unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1)
 
 size_t field_step_workspace_floats(int64_t batch, int64_t resolution) {
   const int64_t V = resolution * resolution * resolution;
-  // + the v2 statistics' per-robot partials (FIELDBRAIN_KERNELS=v2), whichever set runs.
+  // + the statistics of Ef's per-robot partials (split_reduction_kernel.cu).
   return static_cast<size_t>(batch * V * (64 + 48 + 48) + batch * 4 + batch * split::kEfPartialFloats);
 }
 
@@ -319,34 +260,19 @@ int launch(const FieldStepArrays& a, void* stream_ptr) {
   float* x3 = fn + d.B * 64 * d.V;           // [B,48,V]
   float* aq = x3 + d.B * 48 * d.V;           // [B,48,V]
   float* stats = aq + d.B * 48 * d.V;        // [B,4]
-  float* partials = stats + d.B * 4;         // [B, split::kEfPartialFloats] (v2)
-  if (kernel_set() == KernelSet::v2 && d.B > 65535) {  // v2 puts the robot in grid.y / grid.z
-    return static_cast<int>(cudaErrorInvalidConfiguration);
-  }
-  if (kernel_set() == KernelSet::v2) {
-    const int err = launch_ef_stats_v2(a.ef, stats, partials, d.B, a.resolution, stream);
-    if (err != 0) return err;
-  } else {
-    ef_stats_kernel<<<static_cast<unsigned>(d.B), kThreads, 0, stream>>>(a.ef, stats, d);
-  }
-  if (kernel_set() == KernelSet::v2) {
-    const int64_t philox_blocks = (48 * d.V + 3) / 4;  // per robot
-    x2_v2_kernel<<<dim3(blocks_for(philox_blocks), static_cast<unsigned>(d.B)), kThreads, 0, stream>>>(
-        a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
-  } else {
-    x2_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(
-        a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
-  }
+  float* partials = stats + d.B * 4;         // [B, split::kEfPartialFloats]
+  if (d.B > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y / grid.z
+  const int err = launch_ef_stats(a.ef, stats, partials, d.B, a.resolution, stream);
+  if (err != 0) return err;
+  const int64_t philox_blocks = (48 * d.V + 3) / 4;  // per robot
+  x2_kernel<<<dim3(blocks_for(philox_blocks), static_cast<unsigned>(d.B)), kThreads, 0, stream>>>(
+      a.field, a.noise, a.noise_key, a.wave, a.scalars, x2, d);
   x3_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x2, x3, aq, d);
   x4_coupling_kernel<<<blocks_for(d.B * 48 * d.V), kThreads, 0, stream>>>(a.field, x3, aq, fn, d);
   x4_stats_kernel<<<blocks_for(d.B * d.V), kThreads, 0, stream>>>(a.field, a.ef, a.scalars, x3, fn,
                                                                   stats, d);
-  if (kernel_set() == KernelSet::v2) {
-    const dim3 grid(blocks_for(d.V), 64, static_cast<unsigned>(d.B));
-    diffuse_v2_kernel<<<grid, kThreads, 0, stream>>>(fn, stats, a.out, d);
-  } else {
-    diffuse_kernel<<<blocks_for(d.B * 64 * d.V), kThreads, 0, stream>>>(fn, stats, a.out, d);
-  }
+  const dim3 grid(blocks_for(d.V), 64, static_cast<unsigned>(d.B));
+  diffuse_kernel<<<grid, kThreads, 0, stream>>>(fn, stats, a.out, d);
   return static_cast<int>(cudaGetLastError());
 }
 

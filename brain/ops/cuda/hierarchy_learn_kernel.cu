@@ -6,7 +6,6 @@
 
 #include <cuda_runtime.h>
 
-#include "brain/ops/cuda/kernel_set.h"
 #include "brain/ops/cuda/split_reduction_cuda.h"
 #include "brain/ops/hierarchy_learn_math.h"
 
@@ -17,7 +16,7 @@ namespace {
 
 namespace h = hierarchy;
 
-constexpr int kReduceThreads = 256;  // channel means, error field: block-level reductions
+constexpr int kReduceThreads = 256;  // channel means: a block-level reduction
 constexpr int kTimescaleThreads = 128;
 constexpr int kCubeThreads = 128;    // over a cube's voxels (at most 7^3 = 343)
 
@@ -99,32 +98,6 @@ __global__ void apply_kernel(float* field, const float* pending, int R, int64_t 
   }
 }
 
-// Block b: robot b's error field, has_ef and boost (robots with n >= 1 only).
-__global__ void error_field_kernel(const float* e, const int64_t* facts, float* ef, float* has_ef,
-                                   float* boost, int S, int R) {
-  __shared__ double shared[kReduceThreads];
-  __shared__ float up[h::kSites], down[h::kSites], base;
-  const int b = blockIdx.x;
-  if (facts[static_cast<int64_t>(b) * kFactColumns + kFactCycle] < 1) return;  // whole block
-  if (threadIdx.x == 0) base = h::error_field_terms(e + static_cast<int64_t>(b) * S, S, up, down);
-  __syncthreads();
-  const uint32_t volume = static_cast<uint32_t>(R) * R * R;
-  float* out = ef + static_cast<int64_t>(b) * volume;
-  double partial = 0.0;
-  for (uint32_t v = threadIdx.x; v < volume; v += kReduceThreads) {
-    const int x = static_cast<int>(v / (R * R)), y = static_cast<int>((v / R) % R),
-              z = static_cast<int>(v % R);
-    const float value = h::error_field_value(up, down, base, R, x, y, z);
-    out[v] = value;
-    partial += static_cast<double>(fabsf(value));
-  }
-  const double total = block_sum(partial, shared);
-  if (threadIdx.x == 0) {
-    has_ef[b] = 1.0f;
-    boost[b] = h::error_boost(static_cast<float>(total / static_cast<double>(volume)));
-  }
-}
-
 }  // namespace
 
 int launch(const HierarchyObserveArgs& args, void* stream) {
@@ -152,19 +125,10 @@ int launch(const HierarchyApplyArgs& a, void* stream) {
   return static_cast<int>(cudaGetLastError());
 }
 
+// The error field spreads every robot's voxels over the GPU (cuda/split_reduction_kernel.cu).
 int launch(const ErrorFieldArgs& a, void* stream) {
-  const float* e = a.e;
-  const int64_t* facts = a.facts;
-  float *ef = a.ef, *has_ef = a.has_ef, *boost = a.boost;
-  const int64_t batch = a.batch, sensory_dim = a.sensory_dim, resolution = a.resolution;
-  if (batch == 0) return 0;
-  if (kernel_set() == KernelSet::v2) {  // one grid over every robot's voxels
-    return launch_error_field_v2(e, facts, ef, has_ef, boost, batch, sensory_dim, resolution, stream);
-  }
-  error_field_kernel<<<static_cast<unsigned>(batch), kReduceThreads, 0,
-                       static_cast<cudaStream_t>(stream)>>>(
-      e, facts, ef, has_ef, boost, static_cast<int>(sensory_dim), static_cast<int>(resolution));
-  return static_cast<int>(cudaGetLastError());
+  return launch_error_field(a.e, a.facts, a.ef, a.has_ef, a.boost, a.batch, a.sensory_dim,
+                            a.resolution, stream);
 }
 
 }  // namespace cuda

@@ -1,16 +1,15 @@
 // CUDA kernels of the fused imprint (brain/ops/sensory_imprint.h), raw CUDA C++ without LibTorch
-// headers (see cuda/launchers.h). Two launches, stream-ordered, no host sync, no atomics:
-//   1. one block per (x-plane, robot): each thread takes voxels of the plane (z fastest, so the
-//      64 channel loads of a warp are coalesced), writes act and fp to the scratch and keeps
-//      its first maximum of the empty score (eps_loc drawn per voxel from the robot's Philox
-//      stream 1); a shared-memory reduction gives the plane's.
-//   2. one block per robot: strength and unit pattern (one thread), the remembered-pattern
-//      search (a thread per slot), the resonant map on the projection's support and its
-//      smoothing on the support's neighbourhood (threads over voxels), each followed by a block
-//      argmax; then the choice, occ, the map slot and the blob (threads over channel x offset).
-// With FIELDBRAIN_KERNELS=v2 (brain/ops/cuda/kernel_set.h) launch 1 is two: act and fp with one
-// thread per voxel of every robot, then each plane's maximum from act; launch 2 runs 1024
-// threads per robot instead of 256 (the same bits either way).
+// headers (see cuda/launchers.h). Three launches, stream-ordered, no host sync, no atomics:
+//   1a. grid (voxel blocks, robot): one thread per voxel of every robot writes act and fp to
+//       the scratch (the 64-channel pass, over every SM even for one robot);
+//   1b. one block per (x-plane, robot): the plane's first maximum of the empty score from act
+//       (eps_loc drawn per voxel from the robot's Philox stream 1), a shared-memory reduction;
+//   2. one block of 1,024 threads per robot: strength and unit pattern (one thread), the
+//      remembered-pattern search (a thread per slot), the resonant map on the projection's
+//      support and its smoothing on the support's neighbourhood (threads over voxels), each
+//      followed by a block argmax; then the choice, occ, the map slot and the blob (threads over
+//      channel x offset).
+// The arithmetic of 1a and 1b is brain/ops/split_reduction_math.h's (tested on the CPU).
 // Robots without input (facts) return at once. Index math is 32-bit inside a robot (R <= 256:
 // 64 R^3 < 2^31); only the robot's base offsets are 64-bit.
 #include <cuda_runtime.h>
@@ -18,7 +17,6 @@
 #include <cfloat>
 #include <climits>
 
-#include "brain/ops/cuda/kernel_set.h"
 #include "brain/ops/cuda/launchers.h"
 #include "brain/ops/sensory_imprint_math.h"
 #include "brain/ops/split_reduction_math.h"
@@ -36,7 +34,7 @@ __device__ __forceinline__ bool robot_has_input(const ImprintArrays& a, int b) {
   return a.facts[static_cast<int64_t>(b) * a.facts_stride + kFactHasInput] != 0;
 }
 
-constexpr int kRobotThreadsV2 = 1024;  // imprint_robot_v2_kernel's block
+constexpr int kRobotThreads = 1024;  // imprint_robot_kernel's block
 
 // First-maximum argmax over the block of Threads threads; every thread gets the result. sv/si:
 // Threads entries.
@@ -58,52 +56,8 @@ __device__ void block_argmax(float& v, int& i, float* sv, int* si) {
   __syncthreads();
 }
 
-__global__ void imprint_plane_kernel(ImprintArrays a) {
-  const int x = blockIdx.x, b = blockIdx.y;
-  if (!robot_has_input(a, b)) return;
-  const int R = static_cast<int>(a.resolution), P = R * R, V = P * R;
-  const ImprintScratchLayout layout{V, a.sensory_dim, R};
-  float* row = a.scratch + static_cast<int64_t>(b) * a.scratch_stride;
-  const float* F = a.field + static_cast<int64_t>(b) * 64 * V;
-  const float* occ = a.occ + static_cast<int64_t>(b) * V;
-  const uint64_t seed = static_cast<uint64_t>(a.noise_key[2 * b]);
-  const uint64_t cycle = static_cast<uint64_t>(a.noise_key[2 * b + 1]);
-  float best = -FLT_MAX;
-  int best_v = INT_MAX;
-  bool any = false;
-  for (int i = threadIdx.x; i < P; i += kThreads) {
-    const int v = x * P + i;
-    float act = fabsf(F[v]), fp = F[v];
-    for (int c = 1; c < 64; ++c) {
-      const float f = F[c * V + v];
-      act = __fadd_rn(act, fabsf(f));
-      if (c < 8) fp = __fadd_rn(fp, f);
-    }
-    act = act / 64.0f;
-    fp = fp / 8.0f;
-    row[layout.act() + v] = act;
-    row[layout.fp() + v] = fp;
-    const float q =
-        empty_score(act, occ[v], philox::normal(seed, cycle, philox::kStreamEmptyLocation, v));
-    if (!any || q > best) {
-      best = q;
-      best_v = v;
-      any = true;
-    }
-  }
-  __shared__ float sv[kThreads];
-  __shared__ int si[kThreads];
-  block_argmax(best, best_v, sv, si);
-  if (threadIdx.x == 0) {
-    row[layout.plane_max() + x] = best;
-    a.plane_argmax[static_cast<int64_t>(b) * a.plane_argmax_stride + x] = best_v;
-  }
-}
-
-// v2 (FIELDBRAIN_KERNELS=v2, brain/ops/split_reduction_math.h), in place of imprint_plane_kernel:
-// 1a. grid (ceil(R^3 / 256), robot): one thread per voxel writes act and fp (the 64-channel
-//     pass, over every SM even for one robot);
-__global__ void imprint_maps_v2_kernel(ImprintArrays a) {
+// 1a. grid (ceil(R^3 / 256), robot): one thread per voxel writes act and fp.
+__global__ void imprint_maps_kernel(ImprintArrays a) {
   const int b = blockIdx.y;
   if (!robot_has_input(a, b)) return;
   const int R = static_cast<int>(a.resolution), V = R * R * R;
@@ -118,8 +72,8 @@ __global__ void imprint_maps_v2_kernel(ImprintArrays a) {
 }
 
 // 1b. grid (x-plane, robot): the plane's first maximum of the empty score from act (one load
-//     per voxel, where v1 loads 64).
-__global__ void imprint_plane_max_v2_kernel(ImprintArrays a) {
+//     per voxel instead of the 64 channels).
+__global__ void imprint_plane_max_kernel(ImprintArrays a) {
   const int x = blockIdx.x, b = blockIdx.y;
   if (!robot_has_input(a, b)) return;
   const int R = static_cast<int>(a.resolution), P = R * R, V = P * R;
@@ -261,9 +215,9 @@ __device__ void add_blob(const ImprintArrays& a, const ImprintRobotRows& r, int 
   }
 }
 
-// 2. One block of Threads threads per robot (v1: 256; v2: 1024, so the resonant smoothing's
-// 27-voxel sums and the blob take a quarter of the steps each; the same bits: each result is
-// one thread's, and every argmax is a first maximum).
+// 2. One block of Threads threads per robot (kRobotThreads: 1,024 rather than 256, so the
+// resonant smoothing's 27-voxel sums and the blob take a quarter of the steps each; the same
+// bits for any Threads: each result is one thread's, and every argmax is a first maximum).
 template <int Threads>
 __device__ void imprint_robot(const ImprintArrays& a) {
   const int b = blockIdx.x, t = threadIdx.x;
@@ -293,9 +247,8 @@ __device__ void imprint_robot(const ImprintArrays& a) {
   add_blob<Threads>(a, r, s_loc, s_strength);
 }
 
-__global__ void imprint_robot_kernel(ImprintArrays a) { imprint_robot<kThreads>(a); }
-__global__ void __launch_bounds__(kRobotThreadsV2, 1) imprint_robot_v2_kernel(ImprintArrays a) {
-  imprint_robot<kRobotThreadsV2>(a);
+__global__ void __launch_bounds__(kRobotThreads, 1) imprint_robot_kernel(ImprintArrays a) {
+  imprint_robot<kRobotThreads>(a);
 }
 
 }  // namespace
@@ -303,17 +256,12 @@ __global__ void __launch_bounds__(kRobotThreadsV2, 1) imprint_robot_v2_kernel(Im
 int launch(const ImprintArrays& a, void* stream_ptr) {
   if (a.batch == 0) return 0;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  const int64_t V = a.resolution * a.resolution * a.resolution;
+  const dim3 voxels(static_cast<unsigned>((V + kThreads - 1) / kThreads), static_cast<unsigned>(a.batch));
   const dim3 planes(static_cast<unsigned>(a.resolution), static_cast<unsigned>(a.batch));
-  if (kernel_set() == KernelSet::v2) {
-    const int64_t V = a.resolution * a.resolution * a.resolution;
-    const dim3 voxels(static_cast<unsigned>((V + kThreads - 1) / kThreads), static_cast<unsigned>(a.batch));
-    imprint_maps_v2_kernel<<<voxels, kThreads, 0, stream>>>(a);
-    imprint_plane_max_v2_kernel<<<planes, kThreads, 0, stream>>>(a);
-    imprint_robot_v2_kernel<<<static_cast<unsigned>(a.batch), kRobotThreadsV2, 0, stream>>>(a);
-  } else {
-    imprint_plane_kernel<<<planes, kThreads, 0, stream>>>(a);
-    imprint_robot_kernel<<<static_cast<unsigned>(a.batch), kThreads, 0, stream>>>(a);
-  }
+  imprint_maps_kernel<<<voxels, kThreads, 0, stream>>>(a);
+  imprint_plane_max_kernel<<<planes, kThreads, 0, stream>>>(a);
+  imprint_robot_kernel<<<static_cast<unsigned>(a.batch), kRobotThreads, 0, stream>>>(a);
   return static_cast<int>(cudaGetLastError());
 }
 

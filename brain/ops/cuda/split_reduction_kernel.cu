@@ -1,7 +1,8 @@
-// The v2 kernels (FIELDBRAIN_KERNELS=v2, brain/ops/cuda/kernel_set.h): the reductions that the
-// v1 kernels do with one block per robot, spread over many blocks per robot, with the index and
-// reduction arithmetic of brain/ops/split_reduction_math.h (tested on the CPU against the CPU
-// kernels by test/ops/split_reduction_test.cpp). Raw CUDA C++ without LibTorch headers.
+// The per-robot reductions of the field step's statistics of Ef and of the error field, spread
+// over many blocks per robot (one block per robot left all but B SMs idle: docs/gpu.md "Kernel
+// sets"), with the index and reduction arithmetic of brain/ops/split_reduction_math.h (tested
+// on the CPU against the CPU kernels by test/ops/split_reduction_test.cpp). Raw CUDA C++
+// without LibTorch headers.
 // Compiled with --fmad=false (brain/ops/CMakeLists.txt): the error field's values are the CPU
 // kernel's bit for bit. No atomics, no host sync, no allocation: a robot's order of additions is
 // fixed (its slices do not depend on the batch), so a graph replay equals an eager launch and a
@@ -9,7 +10,7 @@
 //   ef_stats_partial: grid (kEfSlices, B): each block reduces one slice of a robot's Ef into a
 //                     partial (max, sum) in the field step's workspace;
 //   ef_stats_finish:  one thread per robot adds its partials in slice order;
-//   error_field_v2:   grid (ceil(R^3 / 256), B): one thread per voxel writes Ef; the robot's
+//   error_field:      grid (ceil(R^3 / 256), B): one thread per voxel writes Ef; the robot's
 //                     first block also sums |Ef| over the R^2 columns (three classes of z each)
 //                     and writes has_ef and boost.
 // Index math is 32-bit inside a robot (R <= 1024: R^3 <= 2^30); robot offsets are 64-bit.
@@ -53,7 +54,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    error_field_v2_kernel(const float* e, const int64_t* facts, float* ef, float* has_ef,
+    error_field_kernel(const float* e, const int64_t* facts, float* ef, float* has_ef,
                           float* boost, int S, int R) {
   const int b = blockIdx.y, t = threadIdx.x;
   if (facts[static_cast<int64_t>(b) * kFactColumns + kFactCycle] < 1) return;  // whole block
@@ -89,7 +90,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-int launch_ef_stats_v2(const float* ef, float* stats, float* partials, int64_t batch,
+int launch_ef_stats(const float* ef, float* stats, float* partials, int64_t batch,
                        int64_t resolution, void* stream_ptr) {
   if (batch == 0 || resolution == 0) return 0;
   if (batch > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
@@ -102,14 +103,14 @@ int launch_ef_stats_v2(const float* ef, float* stats, float* partials, int64_t b
   return static_cast<int>(cudaGetLastError());
 }
 
-int launch_error_field_v2(const float* e, const int64_t* facts, float* ef, float* has_ef,
+int launch_error_field(const float* e, const int64_t* facts, float* ef, float* has_ef,
                           float* boost, int64_t batch, int64_t sensory_dim, int64_t resolution,
                           void* stream) {
   if (batch == 0 || resolution == 0) return 0;
   if (batch > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
   const int64_t V = resolution * resolution * resolution;
   const dim3 grid(static_cast<unsigned>((V + kThreads - 1) / kThreads), static_cast<unsigned>(batch));
-  error_field_v2_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+  error_field_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       e, facts, ef, has_ef, boost, static_cast<int>(sensory_dim), static_cast<int>(resolution));
   return static_cast<int>(cudaGetLastError());
 }

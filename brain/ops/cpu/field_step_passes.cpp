@@ -666,23 +666,31 @@ inline uint16_t half_bits(float x) {
   return c10::Half(y).x;
 }
 
+// The shadow is written whole at a store and read only by later cycles' sums: non-temporal
+// stores where dst is aligned, as the float slot's copy (attractor_pull_kernel.cpp).
 void attractor_to_half(const float* src, uint16_t* dst, int64_t n) {
   int64_t i = 0;
 #if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)
   // max(lo, x) and min(hi, .) return their second operand for a NaN: NaN stays NaN.
   const __m256 lo = _mm256_set1_ps(-kHalfMax), hi = _mm256_set1_ps(kHalfMax);
+  const bool aligned = reinterpret_cast<uintptr_t>(dst) % 16 == 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 x = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_loadu_ps(src + i)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
-                     _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m128i* to = reinterpret_cast<__m128i*>(dst + i);
+    aligned ? _mm_stream_si128(to, h) : _mm_storeu_si128(to, h);
   }
+  if (aligned) _mm_sfence();
 #elif defined(CPU_CAPABILITY_AVX512)
   const __m512 lo = _mm512_set1_ps(-kHalfMax), hi = _mm512_set1_ps(kHalfMax);
+  const bool aligned = reinterpret_cast<uintptr_t>(dst) % 32 == 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_loadu_ps(src + i)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
-                        _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i* to = reinterpret_cast<__m256i*>(dst + i);
+    aligned ? _mm256_stream_si256(to, h) : _mm256_storeu_si256(to, h);
   }
+  if (aligned) _mm_sfence();
 #endif
   for (; i < n; ++i) dst[i] = half_bits(src[i]);
 }
@@ -714,19 +722,33 @@ void attractor_sums(const float* f, const uint16_t* const* h, int64_t live, int6
   }
 }
 
+// Stores whole vectors with non-temporal stores where p is aligned to one: the pull writes the
+// field out of place and whole, and the field is next read in the following cycle, after the
+// bank's reads (64 MiB at R = 32) have pushed it out of the caches anyway, so fetching the old
+// lines first (what an ordinary store does) is wasted traffic: 8 MiB a cycle at R = 32.
+inline void store_streaming(const Vec& v, float* p, int64_t n, bool aligned) {
+#if defined(CPU_CAPABILITY_AVX512)
+  if (aligned && n == kW) return _mm512_stream_ps(p, v);
+#elif defined(CPU_CAPABILITY_AVX2)
+  if (aligned && n == kW) return _mm256_stream_ps(p, v);
+#endif
+  store(v, p, n);
+}
+
 // out[i] = f[i] + sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order.
 void attractor_apply(float* out, const float* f, const float* const* p, const float* coef,
                      int64_t live, int64_t n) {
-  if (live == 0) {
-    if (out != f) std::memcpy(out, f, sizeof(float) * n);
-    return;
-  }
+  if (live == 0 && out == f) return;
+  const bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec) == 0 && out != f;
   for_vectors(n, [&](int64_t i, int64_t m) {
     const Vec x = load(f + i, m);
     Vec total(0.f);
     for (int64_t l = 0; l < live; ++l) total = total + (load(p[l] + i, m) - x) * Vec(coef[l]);
-    store(x + total, out + i, m);
+    store_streaming(live == 0 ? x : x + total, out + i, m, aligned);
   });
+#if defined(__SSE2__)
+  if (aligned) _mm_sfence();  // the stores are visible to whichever thread reads out next
+#endif
 }
 
 }  // namespace

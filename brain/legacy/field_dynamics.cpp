@@ -7,7 +7,9 @@
 #include "brain/legacy/exact_normal.h"
 #include "brain/legacy/exact_tanh.h"
 #include "brain/legacy/field_loops.h"
+#include "brain/legacy/novelty_sample.h"
 #include "brain/legacy/python_numerics.h"
+#include "brain/legacy/traveling_waves.h"
 
 namespace fieldbrain::legacy {
 
@@ -44,25 +46,11 @@ void FieldDynamicsImpl::initialize_field_dynamics(torch::Tensor& field, at::Gene
 // EvolvedFieldDynamics._generate_traveling_waves: the [R,R,R] wave field (the original expands
 // it over the 48 content channels; each channel's value is this one), already * 0.1.
 torch::Tensor FieldDynamicsImpl::generate_traveling_waves(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> wave_shape(shape.begin(), shape.begin() + 3);
-  torch::Tensor waves = torch::zeros(wave_shape, torch::kFloat32);
-  std::vector<torch::Tensor> coords;
-  for (int i = 0; i < 3; ++i) {
-    std::vector<int64_t> view(3, 1);
-    view[i] = -1;
-    coords.push_back(torch::arange(wave_shape[i], torch::kFloat32).view(view));
-  }
-  const double wave_amplitude = options_.spontaneous_rate() * 5.0;
-  for (int64_t w = 0; w < wave_vectors_.size(0); ++w) {
-    torch::Tensor wave_vec = wave_vectors_[w];
-    // phase = phase_offset; phase = phase + wave_vec[i] * coords[i] / 3.0
-    torch::Tensor phase = (wave_vec[0] * coords[0] / 3.0) + phase_offset_;
-    for (int i = 1; i < 3; ++i) phase = phase + wave_vec[i] * coords[i] / 3.0;
-    waves += torch::sin(phase) * wave_amplitude;
-  }
+  // the original's ATen expression (traveling_waves_aten), as loops where they are its floats
+  const torch::Tensor& waves = traveling_waves_.generate(wave_vectors_, shape[0], phase_offset_,
+                                                         options_.spontaneous_rate() * 5.0);
   phase_offset_ += 0.1;
-  waves *= 0.1;
-  return waves.contiguous();
+  return waves;
 }
 
 // EvolvedFieldDynamics._update_self_modification_strength
@@ -190,19 +178,12 @@ FieldState FieldDynamicsImpl::compute_field_state(const torch::Tensor& field_in)
 
 // EvolvedFieldDynamics.compute_novelty
 double FieldDynamicsImpl::compute_novelty(const torch::Tensor& field) {
-  torch::Tensor content = field.index({"...", Slice(0, content_features_)});
-  torch::Tensor small = content.size(0) >= 8
-                            ? content.index({Slice(0, 8), Slice(0, 8), Slice(0, 8), Slice(0, 8)})
-                            : content;
-  torch::Tensor flat = small.flatten();
-  if (flat.size(0) > 512) {
-    torch::Tensor idx = torch::linspace(0, static_cast<double>(flat.size(0) - 1), 512,
-                                        torch::TensorOptions().dtype(torch::kLong));
-    flat = flat.index({idx});
-  }
+  // content[:8, :8, :8, :8].flatten() at linspace's 512 positions (novelty_sample.h: a copy)
+  const torch::Tensor& flat = novelty_sample_.take(field, content_features_);
+  // a fresh tensor, kept as the snapshot below (the original's clone of it: the same values)
   torch::Tensor norm = flat / (torch::norm(flat) + 1e-8);
   const auto push = [&](int64_t ts) {
-    pattern_memory_.push_back(norm.clone());
+    pattern_memory_.push_back(norm);
     pattern_timestamps_.push_back(ts);
     const auto cap = static_cast<std::size_t>(options_.pattern_memory_size() * 2);
     if (pattern_memory_.size() > cap) pattern_memory_.pop_front(), pattern_timestamps_.pop_front();

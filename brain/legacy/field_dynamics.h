@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "brain/legacy/legacy_state_io.h"
+#include "brain/legacy/novelty_sample.h"
 #include "brain/legacy/prediction_error_learning.h"
 #include "brain/legacy/topology_regions.h"
+#include "brain/legacy/traveling_waves.h"
 
 namespace fieldbrain::legacy {
 
@@ -102,6 +104,8 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor resource_scratch_;      // resource_terms' scratch (no state)
   // evolve_field's scratch (no state: reallocated when missing)
   torch::Tensor scratch_a_, scratch_b_, scratch_act_, noise_, strengths_, evolved_;
+  TravelingWaves traveling_waves_;  // the wave field's buffers (no state)
+  NoveltySample novelty_sample_;     // compute_novelty's sample buffer and indices (no state)
   LearningModulation error_modulation_;
 };
 TORCH_MODULE(FieldDynamics);

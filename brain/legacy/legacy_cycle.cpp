@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "brain/legacy/exact_block_sums.h"
+#include "brain/legacy/field_blob_writes.h"
 #include "brain/legacy/field_stencils.h"
 #include "brain/legacy/motor_generation.h"
 #include "brain/legacy/python_numerics.h"
@@ -99,9 +100,8 @@ void LegacyCycle::evolve_field() {
   // 3. reward topology influence
   shaper_.apply_influence(field_);
   // 4. hierarchical prediction's pending update (zeros but its blobs: add the blobs)
-  for (const FieldBlobWrite& b : predictive_.take_pending_update())
-    field_.index({Slice(b.x0, b.x1), Slice(b.y0, b.y1), Slice(b.z0, b.z1), b.channel}) +=
-        static_cast<double>(static_cast<float>(b.value));
+  // (field[x0:x1, y0:y1, z0:z1, channel] += value each, as loops: field_blob_writes.h)
+  add_field_blobs(field_, predictive_.take_pending_update());
   // 5. the strategic pattern, once one has arrived
   if (pattern_) apply_strategic_pattern();
   field_evolution_cycles_ += 1;

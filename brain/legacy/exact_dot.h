@@ -18,4 +18,12 @@ bool exact_dot_available();
 // torch::dot(a, b) of 1 <= n < 2^31 contiguous floats; only where exact_dot_available().
 float exact_dot(const float* a, const float* b, int64_t n);
 
+// out[k] = torch::dot(a, bs[k]) for `count` vectors of n floats; only where
+// exact_dot_available(). Where this process's sdot_ sums as the reference BLAS does (each
+// product rounded, added to one running float sum in index order: probed once against sdot_
+// and torch::dot on many lengths), eight of those sums run side by side, each in its own
+// order (a sum in order is a chain of dependent additions: one alone leaves the adders idle);
+// elsewhere one sdot_ call each. test/legacy/exact_dots_test.cpp holds it against torch::dot.
+void exact_dots(const float* a, const float* const* bs, int64_t count, int64_t n, float* out);
+
 }  // namespace fieldbrain::legacy

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "brain/legacy/exact_tanh_avx512.h"
 #include "brain/legacy/exact_tanh_simd.h"
 
 namespace fieldbrain::legacy {
@@ -13,7 +14,8 @@ namespace fieldbrain::legacy {
 namespace exact_tanh_probe {
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) void tanh_n(float* x, int64_t n) {
+// eight lanes at a time (AVX2 + FMA)
+__attribute__((target("avx2,fma"))) void tanh_n_narrow(float* x, int64_t n) {
   using exact_tanh_detail::tanh8;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, tanh8(_mm256_loadu_ps(x + i)));
@@ -23,6 +25,35 @@ __attribute__((target("avx2,fma"))) void tanh_n(float* x, int64_t n) {
     _mm256_store_ps(rest, tanh8(_mm256_load_ps(rest)));
     std::memcpy(x + i, rest, sizeof(float) * static_cast<size_t>(n - i));
   }
+}
+
+// sixteen lanes at a time, two vectors in flight (AVX-512F; exact_tanh_avx512.h: tanh8's
+// floats), the last fewer than 16 values by tanh_n_narrow
+__attribute__((target("avx512f"))) void tanh_n_wide(float* x, int64_t n) {
+  using exact_tanh_wide_detail::tanh16;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = tanh16(_mm512_loadu_ps(x + i)), b = tanh16(_mm512_loadu_ps(x + i + 16));
+    _mm512_storeu_ps(x + i, a);
+    _mm512_storeu_ps(x + i + 16, b);
+  }
+  if (i + 16 <= n) {
+    _mm512_storeu_ps(x + i, tanh16(_mm512_loadu_ps(x + i)));
+    i += 16;
+  }
+  if (i < n) tanh_n_narrow(x + i, n - i);
+}
+
+bool wide_supported() {
+  static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported;
+}
+
+void tanh_n(float* x, int64_t n) {
+  if (wide_supported())
+    tanh_n_wide(x, n);
+  else
+    tanh_n_narrow(x, n);
 }
 
 bool probe() {
@@ -45,12 +76,18 @@ bool probe() {
   torch::Tensor x =
       torch::from_blob(in.data(), {static_cast<int64_t>(in.size())}, torch::kFloat32).clone();
   const torch::Tensor expected = at::tanh(x);
-  tanh_n(x.data_ptr<float>(), x.numel());
-  return std::memcmp(x.data_ptr<float>(), expected.data_ptr<float>(),
-                     sizeof(float) * static_cast<size_t>(x.numel())) == 0;
+  const auto bytes = sizeof(float) * static_cast<size_t>(x.numel());
+  // both walks: the wide one takes its last values with the narrow one
+  torch::Tensor narrow = x.clone();
+  tanh_n_narrow(narrow.data_ptr<float>(), narrow.numel());
+  if (std::memcmp(narrow.data_ptr<float>(), expected.data_ptr<float>(), bytes) != 0) return false;
+  if (!wide_supported()) return true;
+  tanh_n_wide(x.data_ptr<float>(), x.numel());
+  return std::memcmp(x.data_ptr<float>(), expected.data_ptr<float>(), bytes) == 0;
 }
 #else
 void tanh_n(float*, int64_t) {}
+bool wide_supported() { return false; }
 bool probe() { return false; }
 #endif
 
@@ -60,6 +97,8 @@ bool exact_tanh_available() {
   static const bool available = exact_tanh_probe::probe();
   return available;
 }
+
+bool exact_tanh_is_wide() { return exact_tanh_probe::wide_supported(); }
 
 void exact_tanh_inplace(float* x, int64_t n) { exact_tanh_probe::tanh_n(x, n); }
 

@@ -14,6 +14,11 @@ namespace fieldbrain::legacy {
 // Whether exact_tanh reproduces this process's at::tanh (probed once).
 bool exact_tanh_available();
 
+// Whether exact_tanh_inplace takes sixteen lanes at a time (AVX-512F, exact_tanh_avx512.h):
+// then a walk of its own over a buffer beats tanh8 fused into another walk (its long chain of
+// dependent operations fills the out-of-order window with half the lanes).
+bool exact_tanh_is_wide();
+
 // x[i] = tanh(x[i]) for n contiguous floats; only where exact_tanh_available().
 void exact_tanh_inplace(float* x, int64_t n);
 

@@ -204,38 +204,33 @@ double FieldDynamicsImpl::compute_novelty(const torch::Tensor& field) {
   // (exact_dot.h; the snapshots are contiguous clones of `norm`'s length)
   const bool direct = exact_dot_available() && norm.scalar_type() == torch::kFloat32 &&
                       norm.is_contiguous() && norm.numel() > 0;
-  const auto dot = [&](const torch::Tensor& memory) {
-    if (direct && memory.scalar_type() == torch::kFloat32 && memory.is_contiguous() &&
-        memory.numel() == norm.numel())
-      return static_cast<double>(
-          exact_dot(norm.data_ptr<float>(), memory.data_ptr<float>(), norm.numel()));
-    return torch::dot(norm, memory).item<double>();
+  const auto direct_for = [&](const torch::Tensor& memory) {
+    return direct && memory.scalar_type() == torch::kFloat32 && memory.is_contiguous() &&
+           memory.numel() == norm.numel();
   };
-  // (with the direct dot the products are taken together first, exact_dots, then folded in
-  // the same order)
-  dot_inputs_.clear();
-  dot_weights_.clear();
-  for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
+  const auto weight_of = [&](std::size_t i) {
     const int64_t age = current_time - pattern_timestamps_[i];
-    if (age < 1000) {
-      const double weight = std::exp(static_cast<double>(-age) / 500);
-      const torch::Tensor& memory = pattern_memory_[i];
-      if (direct && memory.scalar_type() == torch::kFloat32 && memory.is_contiguous() &&
-          memory.numel() == norm.numel()) {
-        dot_inputs_.push_back(memory.data_ptr<float>());
-        dot_weights_.push_back(weight);
-        continue;
-      }
-      const double similarity = dot(memory) * weight;
-      max_similarity = py_max(max_similarity, similarity);
-    }
-  }
+    return age < 1000 ? std::exp(static_cast<double>(-age) / 500) : -1.0;  // -1: too old
+  };
+  // The direct products are taken together first (exact_dots: eight side by side where that
+  // is exact), then every similarity is folded in memory order, as the original does.
+  dot_inputs_.clear();
+  for (std::size_t i = 0; i < pattern_memory_.size(); ++i)
+    if (weight_of(i) >= 0.0 && direct_for(pattern_memory_[i]))
+      dot_inputs_.push_back(pattern_memory_[i].data_ptr<float>());
   dot_results_.resize(dot_inputs_.size());
   if (!dot_inputs_.empty())
     exact_dots(norm.data_ptr<float>(), dot_inputs_.data(), static_cast<int64_t>(dot_inputs_.size()),
                norm.numel(), dot_results_.data());
-  for (std::size_t k = 0; k < dot_inputs_.size(); ++k)
-    max_similarity = py_max(max_similarity, static_cast<double>(dot_results_[k]) * dot_weights_[k]);
+  std::size_t next_direct = 0;
+  for (std::size_t i = 0; i < pattern_memory_.size(); ++i) {
+    const double weight = weight_of(i);
+    if (weight < 0.0) continue;
+    const torch::Tensor& memory = pattern_memory_[i];
+    const double dot = direct_for(memory) ? static_cast<double>(dot_results_[next_direct++])
+                                          : torch::dot(norm, memory).item<double>();
+    max_similarity = py_max(max_similarity, dot * weight);
+  }
   const double temporal_bonus = 0.1 * std::sin(static_cast<double>(current_time) * 0.01);
   push(current_time);
   const double novelty = py_max(0.0, (1.0 - max_similarity) + temporal_bonus);

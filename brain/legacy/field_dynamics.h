@@ -106,10 +106,9 @@ class FieldDynamicsImpl : public torch::nn::Module {
   torch::Tensor scratch_a_, scratch_b_, scratch_act_, noise_, strengths_, evolved_;
   TravelingWaves traveling_waves_;  // the wave field's buffers (no state)
   NoveltySample novelty_sample_;    // compute_novelty's sample buffer and indices (no state)
-  // compute_novelty's batch of dot products: the snapshots taken, their weights, the results
+  // compute_novelty's batch of dot products: the snapshots taken directly and their results
   // (buffers reused every cycle; no state)
   std::vector<const float*> dot_inputs_;
-  std::vector<double> dot_weights_;
   std::vector<float> dot_results_;
   LearningModulation error_modulation_;
 };

@@ -43,13 +43,12 @@ const torch::Tensor& TravelingWaves::loops(const torch::Tensor& wave_vectors, in
   const auto third = static_cast<float>(3.0), offset = static_cast<float>(phase_offset),
              amp = static_cast<float>(amplitude), tenth = static_cast<float>(0.1);
   std::memset(waves, 0, static_cast<std::size_t>(V) * sizeof(float));  // +0, as torch::zeros
-  thread_local std::vector<float> along;  // [3][R]: wave_vec[i] * coord / 3.0, per axis
-  along.resize(static_cast<std::size_t>(3 * R));
+  along_.resize(static_cast<std::size_t>(3 * R));
   for (int64_t w = 0; w < wv.size(0); ++w) {
     for (int64_t i = 0; i < 3; ++i)
       for (int64_t c = 0; c < R; ++c)
-        along[static_cast<std::size_t>(i * R + c)] = vec[w * 3 + i] * static_cast<float>(c) / third;
-    const float* ax = along.data();
+        along_[static_cast<std::size_t>(i * R + c)] = vec[w * 3 + i] * static_cast<float>(c) / third;
+    const float* ax = along_.data();
     const float* ay = ax + R;
     const float* az = ay + R;
     float* p = phase;

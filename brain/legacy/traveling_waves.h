@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 namespace fieldbrain::legacy {
 
 // The original's expression written with ATen calls, as the port wrote it: the reference the
@@ -34,6 +36,7 @@ class TravelingWaves {
   const torch::Tensor& loops(const torch::Tensor& wave_vectors, int64_t R, double phase_offset,
                              double amplitude);
   torch::Tensor waves_, phase_, sines_;
+  std::vector<float> along_;  // [3][R]: wave_vec[i] * coord / 3.0 per axis, for the wave at hand
 };
 
 }  // namespace fieldbrain::legacy

@@ -30,7 +30,8 @@ FusedCycle::FusedCycle(FieldBrainImpl& brain) : Cycle(brain) {
   readout_ = register_scratch(torch::zeros({B, ops::kReadoutWidth}, opts));
   const int64_t A = c.attractor_capacity;
   attractor_shadow_ = register_scratch(
-      torch::zeros({B, A, 64, R, R, R}, torch::TensorOptions().dtype(torch::kHalf).device(dev)));
+      torch::zeros({B, A, 64, R, R, R}, torch::TensorOptions().dtype(torch::kShort).device(dev)));
+  attractor_shadow_scale_ = register_scratch(torch::zeros({B, A, 64}, opts));
 }
 
 void FusedCycle::refresh_attractor_shadow() {
@@ -38,7 +39,7 @@ void FusedCycle::refresh_attractor_shadow() {
   // An inference tensor has no version counter: rebuilt every cycle then (never in fieldbrain).
   const int64_t version = bank.is_inference() ? -2 : static_cast<int64_t>(bank._version());
   if (version >= 0 && version == bank_version_ && bank.data_ptr() == bank_data_) return;
-  parts().attractors->rebuild_shadow(attractor_shadow_);
+  parts().attractors->rebuild_shadow(attractor_shadow_, attractor_shadow_scale_);
 }
 
 void FusedCycle::run(const CycleContext& ctx) {
@@ -107,7 +108,8 @@ void FusedCycle::device_cycle(const CycleContext& ctx) {
   // 6 and 7.9-7.10: the planned attractor store of F (untouched by the field step) and the
   // pull, in one operator (no pass of the store's own) that writes F = next + the pull (a copy
   // of next where no slot pulls), then F += the pending update.
-  p.attractors->store_and_pull_planned(F, next, attractor_shadow_, p.facts.attractor_weights, F,
+  p.attractors->store_and_pull_planned(F, next, attractor_shadow_, attractor_shadow_scale_,
+                                       p.facts.attractor_weights, F,
                                        ctx.facts.select(1, kFactAttractorSlot));
   hierarchy_->apply_pending(F);
   timer.mark("attractors");

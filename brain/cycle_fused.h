@@ -38,11 +38,13 @@ class FusedCycle : public Cycle {
   // a cycle: after the imprint (step 5's statistics) and after step 7 (8-10's). Per-robot
   // scratch, registered with the brain.
   torch::Tensor readout_;
-  // The attractor bank's fp16 shadow [B,A,64,R,R,R] (brain/ops/attractor_pull.h): what the
-  // pull's cosine sums read, half the bank's bytes. Derived state, not saved: rebuilt from the
-  // bank's live slots whenever the bank was written by anything but the pull (a load, a row
-  // move, a test), which the bank's version counter tells (bank_version_, -1: never built).
+  // The attractor bank's 16-bit shadow: levels [B,A,64,R,R,R] int16 and each channel's step
+  // [B,A,64] float (brain/ops/attractor_pull.h): what the pull reads, half the bank's bytes.
+  // Derived state, not saved: rebuilt from the bank's live slots whenever the bank was written
+  // by anything but the pull (a load, a row move, a test), which the bank's version counter
+  // tells (bank_version_, -1: never built).
   torch::Tensor attractor_shadow_;
+  torch::Tensor attractor_shadow_scale_;
   int64_t bank_version_ = -1;
   const void* bank_data_ = nullptr;
   CycleGraph graph_;

@@ -67,23 +67,34 @@ int64_t RewardAttractorsImpl::plan(int64_t b, float r, float* weights) {
 void RewardAttractorsImpl::store_and_pull_planned(torch::Tensor& field,
                                                   const torch::Tensor& next,
                                                   torch::Tensor& shadow,
+                                                  torch::Tensor& shadow_scale,
                                                   const torch::Tensor& weights,
                                                   const torch::Tensor& source,
                                                   const torch::Tensor& slot) {
-  ops::attractor_pull_(field, next, bank, shadow, weights, workspace, source, slot);
+  ops::attractor_pull_(field, next, bank, shadow, shadow_scale, weights, workspace, source, slot);
 }
 
-void RewardAttractorsImpl::rebuild_shadow(torch::Tensor& shadow) const {
+// The shadow's rule (brain/ops/attractor_math.h) in ATen, operation for operation as the
+// kernels compute it (each one IEEE rounding: the clamp, the maximum, one float division for
+// the step and one for the factor, the product, round to nearest even), so a rebuilt slot has
+// the bits a store gives (test/ops/attractor_pull_test.cpp holds them equal).
+void RewardAttractorsImpl::rebuild_shadow(torch::Tensor& shadow,
+                                          torch::Tensor& shadow_scale) const {
   torch::NoGradGuard no_grad;
   const int64_t A = options.capacity();
   const int64_t* ok = valid.data_ptr<int64_t>();
+  const float top = ops::kAttractorShadowMax, levels = ops::kAttractorShadowLevels;
   for (int64_t b = 0; b < options.batch(); ++b) {
     for (int64_t j = 0; j < A; ++j) {
-      // The operators' saturation (brain/ops/attractor_math.h); ATen's float -> half rounds
-      // to nearest even as the kernels do, so a rebuilt slot has the bits a store gives.
-      if (ok[b * A + j]) {
-        shadow[b][j].copy_(bank[b][j].clamp(-ops::kAttractorHalfMax, ops::kAttractorHalfMax));
-      }
+      if (!ok[b * A + j]) continue;
+      const torch::Tensor y = bank[b][j].nan_to_num(0.0, top, -top).clamp(-top, top);
+      const torch::Tensor m = y.abs().amax({1, 2, 3});
+      const torch::Tensor some = m > 0;
+      const torch::Tensor zero = torch::zeros_like(m);
+      const torch::Tensor inverse = torch::where(some, torch::full_like(m, levels).div(m), zero);
+      shadow_scale[b][j].copy_(torch::where(some, m.div(levels), zero));
+      shadow[b][j].copy_(
+          y.mul(inverse.view({64, 1, 1, 1})).round().clamp(-levels, levels).to(torch::kShort));
     }
   }
 }

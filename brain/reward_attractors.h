@@ -42,17 +42,19 @@ class RewardAttractorsImpl : public BrainModule {
   int64_t plan(int64_t b, float reward, float* weights);
   // Steps 6 and 7.9 on the device from the planned tables (no host decision, no tensor made),
   // in one operator: `source` (the field of step 6) is stored into each robot's planned `slot`
-  // (and its fp16 copy into `shadow`), then `field` = `next` (the field after step 7.8) pulled
-  // by the live slots, for every robot (a copy of next where no slot pulls). `shadow`
-  // [B,A,64,R,R,R] float16 is the fused cycle's (brain/cycle_fused.h): half(bank) in every live
-  // slot, which the coefficients' sums read instead of the bank.
+  // (and its 16-bit copy into `shadow`, `shadow_scale`), then `field` = `next` (the field after
+  // step 7.8) pulled by the live slots, for every robot (a copy of next where no slot pulls).
+  // `shadow` [B,A,64,R,R,R] int16 and `shadow_scale` [B,A,64] float are the fused cycle's
+  // (brain/cycle_fused.h): the bank's copy by the rule of brain/ops/attractor_math.h in every
+  // live slot, which the pull reads instead of the bank.
   void store_and_pull_planned(torch::Tensor& field, const torch::Tensor& next,
-                              torch::Tensor& shadow, const torch::Tensor& weights,
-                              const torch::Tensor& source, const torch::Tensor& slot);
-  // shadow[b, j] = half(bank[b, j]) (saturated, brain/ops/attractor_math.h) for every live
-  // slot: after the bank was set from outside (a load, a row move). Dead slots are left as
-  // they are: a store rewrites a slot and its shadow whole before it pulls.
-  void rebuild_shadow(torch::Tensor& shadow) const;
+                              torch::Tensor& shadow, torch::Tensor& shadow_scale,
+                              const torch::Tensor& weights, const torch::Tensor& source,
+                              const torch::Tensor& slot);
+  // shadow[b, j], shadow_scale[b, j] = the bank's slot by that rule for every live slot: after
+  // the bank was set from outside (a load, a row move). Dead slots are left as they are: a
+  // store rewrites a slot and its shadow whole before it pulls.
+  void rebuild_shadow(torch::Tensor& shadow, torch::Tensor& shadow_scale) const;
 
   // Step 6's bookkeeping for robot b (shared by record and plan): when |r| > 0.1, the next slot
   // gets strength |r|, valence sign(r), age 0 and is valid; returns that slot, or -1.

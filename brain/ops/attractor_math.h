@@ -26,12 +26,51 @@ FIELDBRAIN_HOST_DEVICE constexpr int attractor_workspace_width(int slots) {
   return 64 * attractor_sums_width(slots);
 }
 
-// The half-precision shadow of the bank (fieldbrain::attractor_pull_'s `shadow`): IEEE fp16 bits,
-// each value clamped to +-kAttractorHalfMax first (saturation: a huge field value becomes the
-// largest half, never inf; NaN stays NaN), rounded to nearest even. Only the cosine gate's sums
-// read it: an fp16 rounding error is 2^-11 relative with a random sign, so on a dot product of
-// ~10^6 terms the cosine moves by ~1e-7 relatively while the bytes read are halved.
-constexpr float kAttractorHalfMax = 65504.f;
+// The shadow of the bank (fieldbrain::attractor_pull_'s `shadow` and `shadow_scale`): each
+// slot's channel as 16-bit integers q with one float scale s, the value being q * s. Both reads
+// of a pull take it instead of the floats (two bytes a value instead of four): the sums, whose
+// cosine only decides a coefficient, and the move, which then pulls the field towards the slot
+// as the shadow holds it. Fixed point per channel rather than fp16: the error bound is
+// absolute, at most half a step of max|P_c| / 32767 (1.5e-5 of the channel's largest value),
+// where fp16's is relative, 2^-11 of each value: on the channel's large values, the ones that
+// set how far a pulled field can end up from the reference, that is ~30 times smaller (fp16
+// moves put rewarded runs ~1e-4 from the float reference after 200 cycles at R = 16; this ~1e-6).
+// The rule, the same on every device and in RewardAttractorsImpl::rebuild_shadow's ATen:
+//   y = x clamped to +-kAttractorShadowMax, NaN taken as 0 (a huge value saturates: the field
+//       stays far below it, see docs/cycle.md);
+//   m = max |y| over the channel; s = m / kAttractorShadowLevels (float division);
+//   q = round-to-nearest-even(y * (kAttractorShadowLevels / m)), clamped to
+//       +-kAttractorShadowLevels; a channel with m = 0 has q = 0 and s = 0.
+constexpr float kAttractorShadowMax = 65504.f;
+constexpr float kAttractorShadowLevels = 32767.f;
+
+// y of the rule above.
+FIELDBRAIN_HOST_DEVICE float attractor_shadow_clamp(float x) {
+  if (x != x) return 0.f;
+  return x < -kAttractorShadowMax ? -kAttractorShadowMax
+                                  : (x > kAttractorShadowMax ? kAttractorShadowMax : x);
+}
+
+// s and the quantisation factor of a channel whose largest |y| is m (m >= 0, finite).
+struct AttractorShadowStep {
+  float scale = 0.f, inverse = 0.f;
+};
+FIELDBRAIN_HOST_DEVICE AttractorShadowStep attractor_shadow_step(float max_abs) {
+  AttractorShadowStep step;
+  if (max_abs > 0.f) {
+    step.scale = max_abs / kAttractorShadowLevels;
+    step.inverse = kAttractorShadowLevels / max_abs;
+  }
+  return step;
+}
+
+// q of the rule above for one y (rintf: round to nearest even, as the vector conversions).
+FIELDBRAIN_HOST_DEVICE int16_t attractor_shadow_level(float y, float inverse) {
+  float r = rintf(y * inverse);
+  r = r < -kAttractorShadowLevels ? -kAttractorShadowLevels
+                                  : (r > kAttractorShadowLevels ? kAttractorShadowLevels : r);
+  return static_cast<int16_t>(r);
+}
 
 // The coefficient of (P - F) for one slot: weight * gate(cos), cos = F.P / max(|F| |P|, 1e-8)
 // (cosine_similarity with eps = 1e-8), gate = (1 + cos)/2 for valence > 0, (1 - cos)/2 below.
@@ -47,7 +86,8 @@ FIELDBRAIN_HOST_DEVICE double attractor_coefficient(double weight, double valenc
 // (brain/ops/attractor_pull.h): B robots, A slots, R^3 voxels per channel.
 struct AttractorRecordArgs {
   float* bank = nullptr;          // [B,A,64,R,R,R]
-  uint16_t* shadow = nullptr;     // null, or the bank's fp16 shadow: the slot's copy goes there too
+  int16_t* shadow = nullptr;      // null, or the bank's shadow: the slot's copy goes there too
+  float* shadow_scale = nullptr;  // [B,A,64], with shadow
   const float* field = nullptr;   // [B,64,R,R,R]
   const int64_t* slot = nullptr;  // [B], robot b's slot at slot[b * slot_stride]
   int64_t slot_stride = 1;
@@ -57,11 +97,12 @@ struct AttractorPullArgs {
   float* field = nullptr;          // [B,64,R,R,R], written whole: next + the pull
   const float* next = nullptr;     // [B,64,R,R,R], the field after step 7.8 (may be `field`)
   float* bank = nullptr;           // [B,A,64,R,R,R]
-  uint16_t* shadow = nullptr;      // [B,A,64,R,R,R] fp16 bits of the bank (kAttractorHalfMax)
+  int16_t* shadow = nullptr;       // [B,A,64,R,R,R] the bank's levels (kAttractorShadowLevels)
+  float* shadow_scale = nullptr;   // [B,A,64] each channel's step: a value is level * step
   const float* weights = nullptr;  // [B,A,kAttractorWeightColumns]
   double* workspace = nullptr;     // [B, attractor_workspace_width(A)]
   // Step 6's store, done by the same call before the pull: bank[b, slot[b]] = source[b] for
-  // every robot with slot[b] >= 0 (what attractor_record_ does), and its fp16 copy into the
+  // every robot with slot[b] >= 0 (what attractor_record_ does), and its copy into the
   // shadow. `source` may be `field` (it is read before the field is written).
   const float* source = nullptr;  // [B,64,R,R,R]
   const int64_t* slot = nullptr;  // [B], robot b's slot at slot[b * slot_stride]
@@ -72,6 +113,7 @@ struct AttractorPullArgs {
     AttractorRecordArgs r;
     r.bank = bank;
     r.shadow = shadow;
+    r.shadow_scale = shadow_scale;
     r.field = source;
     r.slot = slot;
     r.slot_stride = slot_stride;

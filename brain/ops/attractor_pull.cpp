@@ -47,9 +47,9 @@ AttractorRecordArgs AttractorRecord::prepare(c10::DeviceType device, at::Tensor&
 
 AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& field,
                                          const at::Tensor& next, at::Tensor& bank,
-                                         at::Tensor& shadow, const at::Tensor& weights,
-                                         at::Tensor& workspace, const at::Tensor& source,
-                                         const at::Tensor& slot) {
+                                         at::Tensor& shadow, at::Tensor& shadow_scale,
+                                         const at::Tensor& weights, at::Tensor& workspace,
+                                         const at::Tensor& source, const at::Tensor& slot) {
   ArgCheck check("fieldbrain::attractor_pull_", device);
   const auto shape = check_field_and_bank(check, field, bank);
   check("weights", weights, {shape.batch, shape.slots, kAttractorWeightColumns});
@@ -58,8 +58,10 @@ AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& fie
   const int64_t R = shape.resolution;
   check("next", next, {shape.batch, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous,
         "[B,64,R,R,R] matching the field");
-  check("shadow", shadow, {shape.batch, shape.slots, 64, R, R, R}, at::kHalf,
+  check("shadow", shadow, {shape.batch, shape.slots, 64, R, R, R}, at::kShort,
         ArgLayout::kContiguous, "[B,A,64,R,R,R] matching the bank");
+  check("shadow_scale", shadow_scale, {shape.batch, shape.slots, 64}, at::kFloat,
+        ArgLayout::kContiguous, "[B,A,64] matching the bank");
   check("source", source, {shape.batch, 64, R, R, R}, at::kFloat, ArgLayout::kContiguous,
         "[B,64,R,R,R] matching the field");
   check("slot", slot, {shape.batch}, at::kLong, ArgLayout::kStrided, "[B]");
@@ -67,8 +69,8 @@ AttractorPullArgs AttractorPull::prepare(c10::DeviceType device, at::Tensor& fie
   a.field = field.data_ptr<float>();
   a.next = next.data_ptr<float>();
   a.bank = bank.data_ptr<float>();
-  // IEEE fp16 bits (at::Half is a uint16_t wrapper): the kernels stay torch-free.
-  a.shadow = reinterpret_cast<uint16_t*>(shadow.data_ptr<at::Half>());
+  a.shadow = shadow.data_ptr<int16_t>();
+  a.shadow_scale = shadow_scale.data_ptr<float>();
   a.source = source.data_ptr<float>();
   a.slot = slot.data_ptr<int64_t>();
   a.slot_stride = slot.stride(0);

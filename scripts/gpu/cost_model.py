@@ -90,7 +90,7 @@ BENCH_H200_MS = {
 MEASURED_SOURCE = "docs/gpu.md \"Measured\" (H200, LibTorch 2.11, R = 32, 2026-11-28)"
 # The ncu figures come from a cycle without reward: beside a model of rewarded cycles they would
 # compare a copy with a pull, so these rows show no measurement there.
-REWARD_KERNELS = ("record_kernel", "sums_kernel", "pull_kernel")
+REWARD_KERNELS = ("record_kernel", "shadow_kernel", "sums_kernel", "pull_kernel")
 
 # __global__ functions of brain/ops/cuda/*.cu that no fast cycle launches, and why.
 NOT_IN_FAST_CYCLE = {
@@ -202,10 +202,13 @@ def kernels(B, R, S=24, M=4, A=8, stores=0.0, pull_slots=0):
       B * (NOV_DIM * F32 + I64 + 16 * F32), B * NOV_CAPACITY * NOV_DIM * 2, B,
       "block per robot: 512 corner samples, cosine against 200 remembered samples (400 KB)")
     k("record_kernel", "attractor_pull_ (store)", "6", B * I64 + stores * field(64),
-      stores * (field(64) + field(64) // 2), 0, B * 64 * blk(V, 1024),
-      "a robot that stores copies its field into the bank (8.4 MB at R = 32) and its fp16 shadow "
-      "(4.2 MB); the bench's plain rows never store, its rewarded rows (cpp_fast_reward) 7 cycles "
-      "in 8: --stores 0.86")
+      stores * field(64), 0, B * 64 * blk(V, 1024),
+      "a robot that stores copies its field into the bank (8.4 MB at R = 32); the bench's plain "
+      "rows never store, its rewarded rows (cpp_fast_reward) 7 cycles in 8: --stores 0.86")
+    k("shadow_kernel", "attractor_pull_ (store)", "6", B * I64 + 2 * stores * field(64),
+      stores * (field(64) // 2 + 64 * F32), stores * 64 * V * 8, B * 64,
+      "block per (robot x channel) of a storing robot: the channel's largest |value|, then its "
+      "16-bit levels (4.2 MB at R = 32) and step: the channel read twice (the second time from L2)")
     k("spontaneous_wave_kernel", "spontaneous_wave_out", "7.3", B * 5 * 4 * F32, B * V * F32,
       B * V * (5 * (6 + OPS_TRANSCENDENTAL) + 3 * OPS_INT_DIV), B * blk(V), "one thread per voxel")
     # The field step (brain/ops/cuda/field_step_kernel.cu): seven launches over a workspace
@@ -235,15 +238,15 @@ def kernels(B, R, S=24, M=4, A=8, stores=0.0, pull_slots=0):
       B * A * 2 * F32 + (field(64) + pull_bytes // 2 if pull_slots else 0),
       B * 64 * (1 + 2 * A) * 8 if pull_slots else 0,
       B * 64 * V * 3 * (1 + 2 * pull_slots) if pull_slots else 0, B * 64 * A,
-      "block (slot, robot x channel): each pulling slot's fp16 shadow read once (half the bank's "
+      "block (slot, robot x channel): each pulling slot's 16-bit shadow read once (half the bank's "
       "bytes: pull_slots x 4.2 MB per robot at R = 32); zero-weight slots return at once, unread "
       "(the plain bench rows: all; the rewarded rows: --pull-slots 8)")
     k("pull_kernel", "attractor_pull_", "7.9-7.10",
-      B * A * 2 * F32 + field(64) + pull_bytes, field(64),
-      B * 64 * V * 3 * pull_slots, B * 64 * blk(V, 1024),
+      B * A * 2 * F32 + B * A * 64 * F32 + field(64) + pull_bytes // 2, field(64),
+      B * 64 * V * 4 * pull_slots, B * 64 * blk(V, 1024),
       "grid over every voxel: writes F from next (the copy of step 7.10, a plain copy where no "
-      "slot pulls), each pulling slot's float bank read a second time (the coefficients need the "
-      "whole field's sums first)")
+      "slot pulls), each pulling slot's 16-bit shadow read a second time (the coefficients need "
+      "the whole field's sums first)")
     k("apply_kernel", "hierarchy_apply_", "7.10", B * 64 * 49 * 32, B * 64 * 49 * 32,
       B * 64 * 343 * 3, B * 64, "block (channel, robot): adds the pending value on a cube "
       "of at most 7^3 voxels (49 z-lines of one 32-byte sector)")

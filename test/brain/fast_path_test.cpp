@@ -60,6 +60,24 @@ torch::Tensor reward_every_cycle(int64_t cycle, const std::vector<uint64_t>& key
   return t;
 }
 
+// How close the reference's closest pooled cell came to the activity threshold in the cycle
+// that ended with field_end and the motors `motors` (docs/cycle.md step 8): its pooling input
+// is the field before step 11's motor echo, which scaled channels 62-63 by 0.95 and added the
+// motors' terms; undone here in double. Cells: adaptive_avg_pool3d(|F|, 4) averaged over the
+// 64 channels; threshold max(0.01, 0.8 mean|F|).
+double pooling_margin(const torch::Tensor& field_end, const torch::Tensor& motors, int64_t b) {
+  auto F = field_end[b].to(torch::kDouble).clone();  // [64, R, R, R]
+  const int64_t R = F.size(1);
+  const auto m = motors[b].to(torch::kDouble);
+  const auto lin = torch::linspace(-1, 1, R, torch::kDouble);
+  F[62] = (F[62] - 0.3 * (m[0] * lin.view({1, 1, R}) + m[1] * lin.view({1, R, 1}))) / 0.95;
+  F[63] = (F[63] - 0.2 * m.abs().mean()) / 0.95;
+  const auto absF = F.abs();
+  const auto cells = torch::adaptive_avg_pool3d(absF.unsqueeze(0), {4, 4, 4}).mean(1).flatten();
+  const double threshold = std::max(0.01, 0.8 * absF.mean().item<double>());
+  return (cells - threshold).abs().min().item<double>();
+}
+
 void follow_reference(int64_t R, int64_t B, int cycles, RewardStream reward = test_reward) {
   // The reference path's temporaries at R = 32, B = 4 (33.5 MB a field) are above glibc's
   // largest mmap threshold (32 MB), so each was a fresh mapping the kernel zeroed page by page:
@@ -74,6 +92,7 @@ void follow_reference(int64_t R, int64_t B, int cycles, RewardStream reward = te
   auto fast = make_brain(config_with(R, "fast"), keys);
   REQUIRE(torch::equal(reference->field(), fast->field()));  // same construction draws
   double worst_field = 0.0, worst_motors = 0.0;
+  int ties = 0;  // cycles whose active cells differ at a tie (below)
   for (int i = 0; i < cycles; ++i) {
     const auto s = sensors_of(i, keys, 24);
     const auto r = reward(i, keys);
@@ -87,11 +106,22 @@ void follow_reference(int64_t R, int64_t B, int cycles, RewardStream reward = te
     REQUIRE(dm <= kFastTolerance);
     REQUIRE(df <= kFastTolerance);
     // The statistics the fast path takes from the fused read-out (steps 5 and 8-9): active
-    // cells exactly, confidence and smoothed information within the tolerance.
+    // cells exactly, confidence and smoothed information within the tolerance. A cell's
+    // activity and the threshold are means of |F|, so each path's differ from the other's by
+    // at most the fields' largest difference: the counts must agree unless a cell of the
+    // reference lay within twice that (plus this recovery's rounding) of the threshold, a tie
+    // the 1e-4 contract leaves open (R = 32, robot 10, cycle 142: a cell 6.5e-9 from it).
     for (int64_t b = 0; b < B; ++b) {
       const auto t_ref = reference->telemetry(b), t_fast = fast->telemetry(b);
       INFO("robot " << b);
-      REQUIRE(t_fast["active_cells"] == t_ref["active_cells"]);
+      if (t_fast["active_cells"] != t_ref["active_cells"]) {
+        const double margin = pooling_margin(reference->field(), m_ref, b);
+        INFO("active cells " << t_fast["active_cells"] << " vs " << t_ref["active_cells"]
+                             << ", the reference's closest cell " << margin
+                             << " from its threshold");
+        REQUIRE(margin <= 2.2 * df + 1e-6);
+        ++ties;
+      }
       for (const char* key :
            {"prediction_confidence", "smoothed_information", "exploration_drive"}) {
         INFO(key);
@@ -102,7 +132,8 @@ void follow_reference(int64_t R, int64_t B, int cycles, RewardStream reward = te
   at::set_num_threads(threads_before);
   WARN("R=" << R << " B=" << B << " cycles=" << cycles << (reward == test_reward ? "" : " (rewarded every cycle, some or all robots)")
             << ": worst max|diff| motors "
-            << worst_motors << ", field " << worst_field);
+            << worst_motors << ", field " << worst_field << ", active cells at a tie in " << ties
+            << " robot-cycles");
 }
 
 }  // namespace
@@ -165,6 +196,35 @@ TEST_CASE("On the fast path a robot's trajectory is the same alone and inside a 
   for (const char* name : {"prediction.pred", "pooling.active", "pooling.temporal"}) {
     INFO(name);
     CHECK(torch::equal(buffer(*batch, name).slice(0, 1, 2), buffer(*alone, name)));
+  }
+  at::set_num_threads(threads_before);
+}
+
+TEST_CASE("On the fast path a robot's trajectory is the same on one thread and on two",
+          "[brain][threads]") {
+  // The fused CPU kernels split their loops over the intra-op threads (at::parallel_for, which
+  // runs them on the calling thread alone unless the kernels are built with OpenMP:
+  // brain/ops/CMakeLists.txt); each robot's sums keep one order whatever the split. R = 32
+  // (a channel per task at least), rewarded every cycle so that the attractor bank pulls.
+  const int threads_before = at::get_num_threads();
+  const auto config = config_with(32, "fast");
+  const std::vector<uint64_t> keys{11, 12};
+  auto one = make_brain(config, keys);
+  auto two = make_brain(config, keys);
+  for (int64_t i = 0; i < 24; ++i) {
+    const auto s = sensors_of(i, keys, 24);
+    const auto r = reward_every_cycle(i, keys);
+    at::set_num_threads(1);
+    const auto m1 = one->step(s, r);
+    at::set_num_threads(2);
+    const auto m2 = two->step(s, r);
+    INFO("cycle " << i);
+    REQUIRE(torch::equal(m1, m2));
+    REQUIRE(torch::equal(one->field(), two->field()));
+    auto t1 = one->telemetry(0), t2 = two->telemetry(0);
+    t1.erase("cycle_time_ms");  // the host's clock
+    t2.erase("cycle_time_ms");
+    REQUIRE(t1 == t2);
   }
   at::set_num_threads(threads_before);
 }

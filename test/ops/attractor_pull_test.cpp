@@ -1,6 +1,6 @@
 // The fused reward-attractor operators (brain/ops/attractor_pull.h) against the attractor
 // formulas of docs/cycle.md steps 6 and 7.9 written with plain ATen ops in double; the bank's
-// fp16 shadow against float sums; their argument checks; their allocation behaviour; and CUDA
+// 16-bit shadow against the floats; their argument checks; their allocation behaviour; and CUDA
 // against the CPU.
 #include "brain/ops/attractor_pull.h"
 
@@ -21,19 +21,36 @@ constexpr int64_t kB = 3, kA = 4, kR = 8;
 
 struct Case {
   torch::Tensor next, field;  // the pull's input (the field after step 7.8) and its output
-  torch::Tensor bank, shadow, weights, workspace;
+  torch::Tensor bank, shadow, shadow_scale, weights, workspace;
   torch::Tensor source, no_store;  // attractor_pull_'s step-6 store: a field, and no slot (-1)
 };
 
-// The shadow as ATen makes it from the bank: saturated at fp16's largest finite value, then
-// float -> half (round to nearest even), the rule of brain/ops/attractor_math.h.
-torch::Tensor half_of(const torch::Tensor& bank) {
-  return bank.clamp(-kAttractorHalfMax, kAttractorHalfMax).to(torch::kHalf);
+// The shadow as the rule of brain/ops/attractor_math.h says, written here with ATen on the
+// bank [B,A,64,R,R,R]: NaN as 0, saturated at +-65504, each channel's largest |value| m
+// mapped to 32767 levels (step m / 32767, factor 32767 / m, round half to even), m = 0 giving
+// zero levels and step.
+void set_shadow_of_bank(Case& c) {
+  const double top = kAttractorShadowMax, levels = kAttractorShadowLevels;
+  const auto y = c.bank.nan_to_num(0.0, top, -top).clamp(-top, top);
+  const auto m = y.abs().amax({3, 4, 5});  // [B, A, 64]
+  const auto some = m > 0;
+  const auto inverse = torch::where(some, torch::full_like(m, levels).div(m), torch::zeros_like(m));
+  c.shadow_scale = torch::where(some, m.div(levels), torch::zeros_like(m));
+  c.shadow = y.mul(inverse.unsqueeze(-1).unsqueeze(-1).unsqueeze(-1))
+                 .round()
+                 .clamp(-levels, levels)
+                 .to(torch::kShort);
+}
+
+// The slots as the shadow holds them (levels * step, in float as the move computes them).
+torch::Tensor shadow_values(const Case& c) {
+  return c.shadow.to(torch::kFloat) * c.shadow_scale.unsqueeze(-1).unsqueeze(-1).unsqueeze(-1);
 }
 
 // attractor_pull_ on a case: field = next pulled, with step 6's store into `slot`.
 void pull(Case& c, const torch::Tensor& slot) {
-  attractor_pull_(c.field, c.next, c.bank, c.shadow, c.weights, c.workspace, c.source, slot);
+  attractor_pull_(c.field, c.next, c.bank, c.shadow, c.shadow_scale, c.weights, c.workspace,
+                  c.source, slot);
 }
 
 // Robot 0 has two attracting slots and one repelling, robot 1 none, robot 2 one of each.
@@ -54,7 +71,9 @@ Case make_case(const torch::Device& device = torch::kCPU) {
   set(2, 1, 0.0045f, 1.f);
   set(2, 3, -0.001f, -1.f);
   c.workspace = torch::zeros({kB, attractor_workspace_width(kA)}, torch::kDouble);
-  c.shadow = half_of(c.bank).to(device);
+  set_shadow_of_bank(c);
+  c.shadow = c.shadow.to(device);
+  c.shadow_scale = c.shadow_scale.to(device);
   c.field = torch::full({kB, 64, kR, kR, kR}, std::nanf("")).to(device);  // written whole
   c.next = c.next.to(device);
   c.bank = c.bank.to(device);
@@ -65,11 +84,11 @@ Case make_case(const torch::Device& device = torch::kCPU) {
   return c;
 }
 
-// Step 7.9 in double from the formula on the float bank: F + sum_j (P_j - F) w_j gate_j, cos
-// from the same F (next).
-torch::Tensor expected_pull(const Case& c) {
+// Step 7.9 in double from the formula on the slots `bank` [B,A,64,R,R,R]: F + sum_j (P_j - F)
+// w_j gate_j, cos from the same F (next).
+torch::Tensor expected_pull(const Case& c, const torch::Tensor& slots) {
   const auto F = c.next.cpu().to(torch::kDouble);
-  const auto bank = c.bank.cpu().to(torch::kDouble);
+  const auto bank = slots.cpu().to(torch::kDouble);
   const auto w = c.weights.cpu().to(torch::kDouble);
   auto out = F.clone();
   for (int64_t b = 0; b < kB; ++b) {
@@ -87,38 +106,46 @@ torch::Tensor expected_pull(const Case& c) {
 
 }  // namespace
 
-TEST_CASE("attractor_pull_ writes each robot's field as next moved by its live slots as the "
-          "step 7.9 formula says",
+TEST_CASE("attractor_pull_ writes each robot's field as next moved by its live slots, as the "
+          "shadow holds them, as the step 7.9 formula says",
           "[ops][attractors]") {
   auto c = make_case();
   const auto next_before = c.next.clone();
-  const auto expected = expected_pull(c);
+  const auto expected = expected_pull(c, shadow_values(c));
   pull(c, c.no_store);
   const double diff = (c.field.to(torch::kDouble) - expected).abs().max().item<double>();
   INFO("max |fused - formula| = " << diff);
-  CHECK(diff <= 1e-5);
+  CHECK(diff <= 2e-6);
   CHECK(torch::equal(c.next, next_before));  // the input is read only
   CHECK(torch::equal(c.field[1], c.next[1]));  // no live slot: a copy of next
   CHECK((c.field[0] - c.next[0]).abs().max().item<float>() > 1e-4f);  // and a real pull elsewhere
   // In place (field = next): the same bits.
   auto in_place = make_case();
-  attractor_pull_(in_place.next, in_place.next, in_place.bank, in_place.shadow, in_place.weights,
-                  in_place.workspace, in_place.source, in_place.no_store);
+  attractor_pull_(in_place.next, in_place.next, in_place.bank, in_place.shadow,
+                  in_place.shadow_scale, in_place.weights, in_place.workspace, in_place.source,
+                  in_place.no_store);
   CHECK(torch::equal(in_place.next, c.field));
 }
 
-TEST_CASE("attractor_pull_ with the fp16 shadow moves the field within 1e-6 of the pull with "
-          "float sums, and a slot beyond fp16's range saturates instead of poisoning the field",
+TEST_CASE("attractor_pull_ with the 16-bit shadow moves the field within 1e-6 of the pull "
+          "towards the float slots, and a slot beyond the shadow's range saturates instead of "
+          "poisoning the field",
           "[ops][attractors]") {
   auto c = make_case();
-  // Robot 2's slot 1 (it pulls) holds values far beyond fp16's 65504 in a few voxels.
+  // Robot 2's slot 1 (it pulls) holds values far beyond the shadow's 65504 in two channels.
   c.bank[2][1][5][1][2][3] = 1e6f;
   c.bank[2][1][9][0][0][0] = -3e38f;
-  c.shadow = half_of(c.bank);
+  set_shadow_of_bank(c);
   pull(c, c.no_store);
   CHECK(torch::isfinite(c.field).all().item<bool>());
-  CHECK(torch::isfinite(c.shadow).all().item<bool>());
-  CHECK(c.shadow[2][1][5][1][2][3].item<float>() == kAttractorHalfMax);
+  CHECK(torch::isfinite(shadow_values(c)).all().item<bool>());
+  CHECK(c.shadow[2][1][5][1][2][3].item<int16_t>() == 32767);
+  CHECK(c.shadow_scale[2][1][5].item<float>() == kAttractorShadowMax / kAttractorShadowLevels);
+  // Every other value is within half a step of its slot value (plus the float roundings of
+  // the step and the factor, each up to 2^-24 relatively over 32767 levels: < 0.004 step).
+  const auto step = c.shadow_scale.unsqueeze(-1).unsqueeze(-1).unsqueeze(-1);
+  const auto error = (shadow_values(c) - c.bank).abs() / step;
+  CHECK(error.slice(0, 0, 2).max().item<float>() <= 0.5f + 0.008f);
   // The gate of every pulling slot from the operator's sums (the workspace, attractor_math.h)
   // against cos in double of the float bank (independent of the shadow), in the unsaturated
   // slots; the field against the formula.
@@ -139,22 +166,23 @@ TEST_CASE("attractor_pull_ with the fp16 shadow moves the field within 1e-6 of t
       const double exact_cos =
           torch::cosine_similarity(F[b].reshape({-1}), bank[b][j].reshape({-1}), 0, 1e-8)
               .item<double>();
-      // fp16 rounds each slot value by up to 2^-11 relatively, with random signs: over the
-      // 64 R^3 = 32768 values of a robot here the cosine moves by ~1e-6 (measured up to 2e-6;
-      // 8x less at R = 32). The gate (1 +- cos)/2 then moves the coefficient by <= 5e-6 of
-      // the weight (<= 3e-8 here), far below float's rounding of the moved field.
+      // Each slot value moves by at most half a step (1.5e-5 of its channel's largest, here
+      // ~5), with random signs: over the 64 R^3 = 32768 values of a robot here the cosine
+      // moves by ~1e-7. The gate (1 +- cos)/2 then moves the coefficient by far less than
+      // float's rounding of the moved field.
       INFO("robot " << b << " slot " << j << ": cos " << shadow_cos << " vs " << exact_cos);
-      CHECK(std::abs(shadow_cos - exact_cos) <= 1e-5);
+      CHECK(std::abs(shadow_cos - exact_cos) <= 1e-6);
       ++checked;
     }
   }
   CHECK(checked == 4);
-  // The field of the robots without a saturated slot against the pull with float sums in
-  // double: within 1e-6 of the field's magnitude (float's own rounding is 6e-8 of it).
-  const auto expected = expected_pull(c).slice(0, 0, 2);
+  // The field of the robots without a saturated slot against the pull towards the float slots
+  // in double: within 1e-6 of the field's magnitude (the move towards a value half a step off
+  // by at most |c_j| <= 0.006 of it: ~1e-7 of the field's ~5).
+  const auto expected = expected_pull(c, c.bank).slice(0, 0, 2);
   const double diff = (c.field.slice(0, 0, 2).to(torch::kDouble) - expected).abs().max().item<double>();
   const double scale = expected.abs().max().item<double>();
-  INFO("robots 0-1: max |fused - float sums in double| = " << diff << " of " << scale);
+  INFO("robots 0-1: max |fused - float slots in double| = " << diff << " of " << scale);
   CHECK(diff <= 1e-6 * scale);
 }
 
@@ -185,14 +213,15 @@ TEST_CASE("attractor_pull_ stores the source into the planned slot first, bit fo
   const auto bank_before = fused.bank.clone();
   pull(fused, slot);
   attractor_record_(apart.bank, apart.source, slot);
-  apart.shadow = half_of(apart.bank);  // the record operator keeps no shadow: made by ATen
+  set_shadow_of_bank(apart);  // the record operator keeps no shadow: made by the rule
   pull(apart, apart.no_store);
   CHECK(torch::equal(fused.bank[0][2], fused.source[0]));
   CHECK(torch::equal(fused.bank[1][1], fused.source[1]));
   CHECK(torch::equal(fused.bank[2], bank_before[2]));
   CHECK(torch::equal(fused.bank, apart.bank));
-  // The store's fp16 copy has ATen's bits (what a shadow rebuilt after a load holds).
+  // The store's shadow has the rule's bits (what a shadow rebuilt after a load holds).
   CHECK(torch::equal(fused.shadow, apart.shadow));
+  CHECK(torch::equal(fused.shadow_scale, apart.shadow_scale));
   CHECK(torch::equal(fused.field, apart.field));
   // The stored slot pulls with its new content: the field moved differently than with the old.
   auto old = make_case();
@@ -211,7 +240,7 @@ TEST_CASE("The attractor operators refuse bad arguments with a message naming th
     auto f = field;
     auto s = shadow;
     auto w = workspace;
-    attractor_pull_(f, next, c.bank, s, weights, w, source, slot);
+    attractor_pull_(f, next, c.bank, s, c.shadow_scale, weights, w, source, slot);
   };
   CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, torch::zeros({kB, kA, 3}), c.workspace,
                          c.source, c.no_store),
@@ -226,7 +255,7 @@ TEST_CASE("The attractor operators refuse bad arguments with a message naming th
                          c.source, c.no_store),
                     Contains("next"));
   CHECK_THROWS_WITH(call(c.field, c.next, c.bank, c.weights, c.workspace, c.source, c.no_store),
-                    Contains("shadow"));  // float, not half
+                    Contains("shadow"));  // float, not int16
   CHECK_THROWS_WITH(call(c.field, c.next, c.shadow.slice(1, 0, kA - 1), c.weights, c.workspace,
                          c.source, c.no_store),
                     Contains("shadow"));
@@ -236,6 +265,10 @@ TEST_CASE("The attractor operators refuse bad arguments with a message naming th
   CHECK_THROWS_WITH(call(c.field, c.next, c.shadow, c.weights, c.workspace, c.source,
                          torch::full({kB}, kA, torch::kLong)),
                     Contains("beyond"));
+  auto short_scale = c.shadow_scale.slice(2, 0, 63).contiguous();
+  CHECK_THROWS_WITH(attractor_pull_(c.field, c.next, c.bank, c.shadow, short_scale, c.weights,
+                                    c.workspace, c.source, c.no_store),
+                    Contains("shadow_scale"));
   auto other_bank = torch::zeros({kB, kA, 64, kR + 1, kR + 1, kR + 1});
   CHECK_THROWS_WITH(attractor_record_(other_bank, c.next, torch::zeros({kB}, torch::kLong)),
                     Contains("bank"));
@@ -266,8 +299,8 @@ TEST_CASE("On CUDA the attractor operators give what the CPU gives", "[ops][attr
   attractor_record_(cpu.bank, cpu.next, slot);
   attractor_record_(gpu.bank, gpu.next, slot.cuda());
   CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
-  cpu.shadow = half_of(cpu.bank);
-  gpu.shadow = half_of(gpu.bank);
+  set_shadow_of_bank(cpu);
+  set_shadow_of_bank(gpu);
   pull(cpu, cpu.no_store);
   pull(gpu, gpu.no_store);
   CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
@@ -278,5 +311,6 @@ TEST_CASE("On CUDA the attractor operators give what the CPU gives", "[ops][attr
   pull(gpu, store.cuda());
   CHECK(torch::equal(cpu.bank, gpu.bank.cpu()));
   CHECK(torch::equal(cpu.shadow, gpu.shadow.cpu()));
+  CHECK(torch::equal(cpu.shadow_scale, gpu.shadow_scale.cpu()));
   CHECK((cpu.field - gpu.field.cpu()).abs().max().item<float>() <= 1e-5f);
 }

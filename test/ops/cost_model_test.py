@@ -28,12 +28,13 @@ def row(rows, name):
 
 class CostModelTest(unittest.TestCase):
     def test_the_field_copy_moves_two_fields_of_float32(self):
-        # Without a pulling slot the pull kernel is step 7.10's copy F = next: it reads next and
-        # the slot table (B x A x 2 float32) and writes F.
+        # Without a pulling slot the pull kernel is step 7.10's copy F = next: it reads next,
+        # the slot table (B x A x 2 float32) and the shadow's steps (B x A x 64 float32) and
+        # writes F.
         for R in (16, 32, 48):
             for B in (1, 7, 256):
                 field_bytes = B * 64 * R * R * R * 4  # [B,64,R,R,R] float32
-                table_bytes = B * 8 * 2 * 4
+                table_bytes = B * 8 * 2 * 4 + B * 8 * 64 * 4
                 rows = cost_model.kernels(B, R)
                 self.assertEqual(row(rows, "pull_kernel")["bytes"], 2 * field_bytes + table_bytes, (R, B))
                 # the kernels that read the whole field once and write little
@@ -68,14 +69,16 @@ class CostModelTest(unittest.TestCase):
         plain = cost_model.model(32, [1], 0.0, 0, 24, 4, 8)["batches"][0]["kernels"]
         rewarded = cost_model.model(32, [1], 0.86, 8, 24, 4, 8)["batches"][0]["kernels"]
         self.assertIsNotNone(row(plain, "pull_kernel")["measured_ncu_h200_us"])
-        for name in ("record_kernel", "sums_kernel", "pull_kernel"):
+        for name in ("record_kernel", "shadow_kernel", "sums_kernel", "pull_kernel"):
             self.assertIsNone(row(rewarded, name)["measured_ncu_h200_us"], name)
         self.assertEqual(row(rewarded, "x3_kernel")["measured_ncu_h200_us"],
                          row(plain, "x3_kernel")["measured_ncu_h200_us"])
-        # a pulling slot reads its fp16 shadow once and its float slot once more
+        # a pulling slot's 16-bit shadow is read twice: by the sums, then by the move
         slot = 64 * 32 ** 3
         self.assertEqual(row(rewarded, "pull_kernel")["read_bytes"] - row(plain, "pull_kernel")["read_bytes"],
-                         8 * slot * 4)
+                         8 * slot * 2)
+        self.assertEqual(row(rewarded, "sums_kernel")["read_bytes"] - row(plain, "sums_kernel")["read_bytes"],
+                         slot * 4 + 8 * slot * 2)
 
     def test_the_json_sums_its_kernels_and_no_floor_beats_the_bandwidth(self):
         with tempfile.TemporaryDirectory() as d:

@@ -3,14 +3,15 @@
 // at::parallel_for over (robot, channel). The pull reads each pulling slot twice per cycle, the
 // floor of its arithmetic (docs/cycle.md "What a reward costs"): once for the sums its
 // coefficients need, whose totals over the whole field must be known before any voxel moves,
-// from the bank's fp16 shadow (half the bytes), then once to move the field, from the floats,
-// written out of place from `next` (step 7.10 then needs no copy of its own). Zero-weight
-// slots are never read. The pull's first pass also does step 6's store: it copies the source's
-// channel into the planned slot (streaming stores: the bank is not read for it) and into its
-// shadow, and takes that slot's sums from the shadow channel it has just written, so a store
-// costs no pass of its own. The second pass walks each thread's channels backwards, starting
-// with the channels of `next` the first pass read last. The inner loops are the field step's
-// per-instruction-set passes (cpu/field_step_passes.h: attractor_to_half, attractor_sums,
+// then once to move the field, written out of place from `next` (step 7.10 then needs no copy
+// of its own); both from the bank's 16-bit shadow (half the bytes of the floats,
+// brain/ops/attractor_math.h). Zero-weight slots are never read. The pull's first pass also
+// does step 6's store: it copies the source's channel into the planned slot (streaming stores:
+// the bank is not read for it) and into its shadow, and takes that slot's sums from the shadow
+// channel it has just written, so a store costs no pass of its own. The second pass walks each
+// thread's channels backwards, starting with the channels (of `next` and of the shadow) the
+// first pass read last, which the L3 may still hold. The inner loops are the field step's
+// per-instruction-set passes (cpu/field_step_passes.h: attractor_to_shadow, attractor_sums,
 // attractor_apply); the per-channel sums go to the caller's workspace and are added in channel
 // order, so a robot's result does not depend on the batch or the thread count. The lists of
 // pulling slots are per-thread scratch grown on first use: the steady state allocates nothing.
@@ -56,14 +57,16 @@ void copy_channel(float* dst, const float* src, int64_t n) {
   std::memcpy(dst, src, sizeof(float) * n);
 }
 
-// Step 6's store of channel c of robot b into slot j: the floats, and their fp16 copy when the
-// call keeps a shadow of the bank (attractor_pull_).
+// Step 6's store of channel c of robot b into slot j: the floats, and their shadow when the
+// call keeps one (attractor_pull_).
 void store_channel(const AttractorRecordArgs& a, int64_t b, int64_t j, int64_t c,
                    const float* src) {
   const int64_t V = a.resolution * a.resolution * a.resolution;
-  const int64_t at = ((b * a.slots + j) * 64 + c) * V;
-  copy_channel(a.bank + at, src, V);
-  if (a.shadow != nullptr) chosen_passes().attractor_to_half(src, a.shadow + at, V);
+  const int64_t channel = (b * a.slots + j) * 64 + c;
+  copy_channel(a.bank + channel * V, src, V);
+  if (a.shadow != nullptr) {
+    a.shadow_scale[channel] = chosen_passes().attractor_to_shadow(src, a.shadow + channel * V, V);
+  }
 }
 
 // Grows a per-thread array on first use (worker threads each have their own).
@@ -131,37 +134,41 @@ void run(const AttractorPullArgs& a) {
   const AttractorRecordArgs record = a.record();
   thread_local std::vector<float> coef_v;  // per robot, its pulling slots' coefficients
   float* coef = attractor_thread_array(coef_v, static_cast<size_t>(B * A));
-  auto slot_at = [&](int64_t b, int64_t j, int64_t c) { return ((b * A + j) * 64 + c) * V; };
-  // Runs fn(t = b * 64 + c, ptr, half, L) for every (robot, channel), in parallel over
-  // channels, with that channel's pulling slots in slot order: ptr[l] in the bank, half[l] in
-  // the shadow; `backwards` walks each thread's share from its end.
+  auto channel_at = [&](int64_t b, int64_t j, int64_t c) { return (b * A + j) * 64 + c; };
+  // Channel c of robot b's pulling slots in slot order: their shadow levels and steps (read
+  // after the channel's store); returns how many.
+  auto gather = [&](int64_t b, int64_t c, const int16_t** levels, float* steps) {
+    const int64_t* row = plan.live + b * (A + 1);
+    for (int64_t l = 0; l < row[0]; ++l) {
+      const int64_t at = channel_at(b, row[1 + l], c);
+      levels[l] = a.shadow + at * V;
+      steps[l] = a.shadow_scale[at];
+    }
+    return row[0];
+  };
+  // Runs fn(t = b * 64 + c, levels, steps) for every (robot, channel), in parallel over
+  // channels, with per-thread scratch for gather; `backwards` walks each thread's share from
+  // its end.
   auto each_channel = [&](bool backwards, auto&& fn) {
     at::parallel_for(0, B * 64, 1, [&](int64_t begin, int64_t end) {
-      thread_local std::vector<const float*> ptr_v;
-      thread_local std::vector<const uint16_t*> half_v;
-      const float** ptr = attractor_thread_array(ptr_v, static_cast<size_t>(A));
-      const uint16_t** half = attractor_thread_array(half_v, static_cast<size_t>(A));
-      for (int64_t k = begin; k < end; ++k) {
-        const int64_t t = backwards ? begin + end - 1 - k : k;
-        const int64_t b = t / 64, c = t % 64;
-        const int64_t* row = plan.live + b * (A + 1);
-        for (int64_t l = 0; l < row[0]; ++l) {
-          ptr[l] = a.bank + slot_at(b, row[1 + l], c);
-          half[l] = a.shadow + slot_at(b, row[1 + l], c);
-        }
-        fn(t, ptr, half, row[0]);
-      }
+      thread_local std::vector<const int16_t*> levels_v;
+      thread_local std::vector<float> steps_v;
+      const int16_t** levels = attractor_thread_array(levels_v, static_cast<size_t>(A));
+      float* steps = attractor_thread_array(steps_v, static_cast<size_t>(A));
+      for (int64_t k = begin; k < end; ++k) fn(backwards ? begin + end - 1 - k : k, levels, steps);
     });
   };
   // Pass 1: step 6's store (floats and shadow), then per channel |F|^2 and each pulling
-  // slot's F.P and |P|^2, from its shadow (half the bytes).
+  // slot's F.P and |P|^2, from its shadow. The stored slot's sums read its shadow channel just
+  // written, so they are those of a slot stored by attractor_record_ with its shadow rebuilt.
+  // (Taking them from the levels as they are made, in the store's own walk, measured slower:
+  // the store then waits on the sums' additions instead of streaming.)
   if (plan.any) {
-    each_channel(false, [&](int64_t t, const float**, const uint16_t** half, int64_t L) {
+    each_channel(false, [&](int64_t t, const int16_t** levels, float* steps) {
       const int64_t b = t / 64, c = t % 64, s = plan.store[b];
-      // The stored slot's sums read its shadow channel just written (still in the cache), so
-      // they are those of a slot stored by attractor_record_ with its shadow rebuilt.
       if (s >= 0) store_channel(record, b, s, c, a.source + t * V);
-      if (L > 0) passes.attractor_sums(next + t * V, half, L, V, sums_p + t * width);
+      const int64_t n = gather(b, c, levels, steps);
+      if (n > 0) passes.attractor_sums(next + t * V, levels, steps, n, V, sums_p + t * width);
     });
   }
   // Each robot's totals, in channel order, and each pulling slot's coefficient.
@@ -181,11 +188,12 @@ void run(const AttractorPullArgs& a) {
           attractor_coefficient(wj[kAttractorWeight], wj[kAttractorValence], ff, fp, pp));
     }
   }
-  // Pass 2: field = next + sum_j coef_j (P_j - next) from the float bank, every coefficient
-  // from the field before the pull; a robot no slot pulls gets a copy of next. The field is
-  // written here, so step 7.10 has no copy of its own (pass 1 has read the source already).
-  each_channel(true, [&](int64_t t, const float** ptr, const uint16_t**, int64_t L) {
-    passes.attractor_apply(a.field + t * V, next + t * V, ptr, coef + (t / 64) * A, L, V);
+  // Pass 2: field = next + sum_j coef_j (P_j - next) from the shadow, every coefficient from
+  // the field before the pull; a robot no slot pulls gets a copy of next. The field is written
+  // here, so step 7.10 has no copy of its own (pass 1 has read the source already).
+  each_channel(true, [&](int64_t t, const int16_t** levels, float* steps) {
+    const int64_t b = t / 64, n = gather(b, t % 64, levels, steps);
+    passes.attractor_apply(a.field + t * V, next + t * V, levels, steps, coef + b * A, n, V);
   });
 }
 

@@ -14,7 +14,6 @@
 #include "brain/ops/philox.h"
 
 #include <ATen/cpu/vec/vec.h>
-#include <c10/util/Half.h>
 
 #include <algorithm>
 #include <cmath>
@@ -644,60 +643,93 @@ inline double lanes_in_double(const Vec& v) {
   return s;
 }
 
-// Half-precision shadow lanes (attractor_to_half, attractor_sums): F16C / AVX-512 conversions
-// where the variant has them, c10::Half's (the same round-to-nearest-even) elsewhere and in tails.
-constexpr float kHalfMax = kAttractorHalfMax;  // the operators' saturation (attractor_math.h)
-
-inline Vec load_half(const uint16_t* h, int64_t n) {
-#if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)
-  if (n == kW) return Vec(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h))));
-#elif defined(CPU_CAPABILITY_AVX512)
+// The shadow's levels (attractor_to_shadow, attractor_sums, attractor_apply,
+// brain/ops/attractor_math.h) as float lanes: AVX2 / AVX-512 sign extensions where the variant
+// has them, scalar elsewhere and in tails (every level is exact in a float).
+inline Vec load_levels(const int16_t* q, int64_t n) {
+#if defined(CPU_CAPABILITY_AVX512)
   if (n == kW) {
-    return Vec(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h))));
+    return Vec(_mm512_cvtepi32_ps(
+        _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)))));
+  }
+#elif defined(CPU_CAPABILITY_AVX2)
+  if (n == kW) {
+    return Vec(_mm256_cvtepi32_ps(
+        _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)))));
   }
 #endif
   float tmp[kW] = {};
-  for (int64_t k = 0; k < n; ++k) tmp[k] = static_cast<float>(c10::Half(h[k], c10::Half::from_bits()));
+  for (int64_t k = 0; k < n; ++k) tmp[k] = static_cast<float>(q[k]);
   return Vec::loadu(tmp);
 }
 
-inline uint16_t half_bits(float x) {
-  const float y = x != x ? x : std::min(std::max(x, -kHalfMax), kHalfMax);
-  return c10::Half(y).x;
+// max |attractor_shadow_clamp(src[i])| over [0, n): NaN counts as 0 (max(a, m) returns m when
+// a is NaN), the clamp applied to the maximum (the same as to every value).
+float shadow_max_abs(const float* src, int64_t n) {
+  float m = 0.f;
+  int64_t i = 0;
+#if defined(CPU_CAPABILITY_AVX512)
+  __m512 acc = _mm512_setzero_ps();
+  for (; i + 16 <= n; i += 16) acc = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(src + i)), acc);
+  m = _mm512_reduce_max_ps(acc);
+#elif defined(CPU_CAPABILITY_AVX2)
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  __m256 acc = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    acc = _mm256_max_ps(_mm256_and_ps(magnitude, _mm256_loadu_ps(src + i)), acc);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc);
+  for (float v : lanes) m = std::max(m, v);
+#endif
+  for (; i < n; ++i) m = std::max(m, std::abs(attractor_shadow_clamp(src[i])));
+  return std::min(m, kAttractorShadowMax);
 }
 
-// The shadow is written whole at a store and read only by later cycles' sums: non-temporal
-// stores where dst is aligned, as the float slot's copy (attractor_pull_kernel.cpp).
-void attractor_to_half(const float* src, uint16_t* dst, int64_t n) {
+// The shadow is written whole at a store and read only by later cycles' sums and moves:
+// non-temporal stores where dst is aligned, as the float slot's copy (attractor_pull_kernel.cpp).
+float attractor_to_shadow(const float* src, int16_t* dst, int64_t n) {
+  const AttractorShadowStep step = attractor_shadow_step(shadow_max_abs(src, n));
   int64_t i = 0;
-#if defined(CPU_CAPABILITY_AVX2) && defined(__F16C__)
-  // max(lo, x) and min(hi, .) return their second operand for a NaN: NaN stays NaN.
-  const __m256 lo = _mm256_set1_ps(-kHalfMax), hi = _mm256_set1_ps(kHalfMax);
-  const bool aligned = reinterpret_cast<uintptr_t>(dst) % 16 == 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 x = _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_loadu_ps(src + i)));
-    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m128i* to = reinterpret_cast<__m128i*>(dst + i);
-    aligned ? _mm_stream_si128(to, h) : _mm_storeu_si128(to, h);
-  }
-  if (aligned) _mm_sfence();
-#elif defined(CPU_CAPABILITY_AVX512)
-  const __m512 lo = _mm512_set1_ps(-kHalfMax), hi = _mm512_set1_ps(kHalfMax);
+#if defined(CPU_CAPABILITY_AVX512)
+  const __m512 lo = _mm512_set1_ps(-kAttractorShadowMax), hi = _mm512_set1_ps(kAttractorShadowMax);
+  const __m512 inverse = _mm512_set1_ps(step.inverse);
+  const __m512i top = _mm512_set1_epi32(32767), bottom = _mm512_set1_epi32(-32767);
   const bool aligned = reinterpret_cast<uintptr_t>(dst) % 32 == 0;
   for (; i + 16 <= n; i += 16) {
-    const __m512 x = _mm512_min_ps(hi, _mm512_max_ps(lo, _mm512_loadu_ps(src + i)));
-    const __m256i h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 x = _mm512_loadu_ps(src + i);
+    const __m512 y = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), x);  // NaN: 0
+    const __m512 r = _mm512_mul_ps(_mm512_min_ps(hi, _mm512_max_ps(lo, y)), inverse);
+    const __m512i q = _mm512_min_epi32(top, _mm512_max_epi32(bottom, _mm512_cvtps_epi32(r)));
+    const __m256i levels = _mm512_cvtepi32_epi16(q);
     __m256i* to = reinterpret_cast<__m256i*>(dst + i);
-    aligned ? _mm256_stream_si256(to, h) : _mm256_storeu_si256(to, h);
+    aligned ? _mm256_stream_si256(to, levels) : _mm256_storeu_si256(to, levels);
+  }
+  if (aligned) _mm_sfence();
+#elif defined(CPU_CAPABILITY_AVX2)
+  const __m256 lo = _mm256_set1_ps(-kAttractorShadowMax), hi = _mm256_set1_ps(kAttractorShadowMax);
+  const __m256 inverse = _mm256_set1_ps(step.inverse);
+  const __m256i top = _mm256_set1_epi32(32767), bottom = _mm256_set1_epi32(-32767);
+  const bool aligned = reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_loadu_ps(src + i);
+    const __m256 y = _mm256_and_ps(x, _mm256_cmp_ps(x, x, _CMP_ORD_Q));  // NaN: 0
+    const __m256 r = _mm256_mul_ps(_mm256_min_ps(hi, _mm256_max_ps(lo, y)), inverse);
+    const __m256i q = _mm256_min_epi32(top, _mm256_max_epi32(bottom, _mm256_cvtps_epi32(r)));
+    const __m128i levels =
+        _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    __m128i* to = reinterpret_cast<__m128i*>(dst + i);
+    aligned ? _mm_stream_si128(to, levels) : _mm_storeu_si128(to, levels);
   }
   if (aligned) _mm_sfence();
 #endif
-  for (; i < n; ++i) dst[i] = half_bits(src[i]);
+  for (; i < n; ++i) dst[i] = attractor_shadow_level(attractor_shadow_clamp(src[i]), step.inverse);
+  return step.scale;
 }
 
-// sums[0] = |f|^2, sums[1 + 2l] = f.h_l, sums[2 + 2l] = |h_l|^2 over [0, n), h_l in fp16.
-void attractor_sums(const float* f, const uint16_t* const* h, int64_t live, int64_t n,
-                    double* sums) {
+// sums[0] = |f|^2, sums[1 + 2l] = f.p_l, sums[2 + 2l] = |p_l|^2 over [0, n), p_l = q_l * scale[l].
+void attractor_sums(const float* f, const int16_t* const* q, const float* scale, int64_t live,
+                    int64_t n, double* sums) {
   for (int64_t k = 0; k < 1 + 2 * live; ++k) sums[k] = 0.0;
   for (int64_t r0 = 0; r0 < n; r0 += kAttractorRun) {
     const int64_t len = std::min(kAttractorRun, n - r0);
@@ -709,16 +741,21 @@ void attractor_sums(const float* f, const uint16_t* const* h, int64_t live, int6
     sums[0] += lanes_in_double(ff);
     // The run of f stays in L1 while every slot's run streams past it.
     for (int64_t l = 0; l < live; ++l) {
-      const uint16_t* q = h[l] + r0;
+      const int16_t* levels = q[l] + r0;
       Vec fp(0.f), pp(0.f);
       for_vectors(len, [&](int64_t i, int64_t m) {
-        const Vec x = load(f + r0 + i, m), y = load_half(q + i, m);
+        const Vec x = load(f + r0 + i, m), y = load_levels(levels + i, m);
         fp = fp + x * y;
         pp = pp + y * y;
       });
       sums[1 + 2 * l] += lanes_in_double(fp);
       sums[2 + 2 * l] += lanes_in_double(pp);
     }
+  }
+  for (int64_t l = 0; l < live; ++l) {
+    const double s = scale[l];
+    sums[1 + 2 * l] *= s;
+    sums[2 + 2 * l] *= s * s;
   }
 }
 
@@ -735,15 +772,18 @@ inline void store_streaming(const Vec& v, float* p, int64_t n, bool aligned) {
   store(v, p, n);
 }
 
-// out[i] = f[i] + sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order.
-void attractor_apply(float* out, const float* f, const float* const* p, const float* coef,
-                     int64_t live, int64_t n) {
+// out[i] = f[i] + sum_l coef[l] (q_l[i] * scale[l] - f[i]), the slots' terms added in slot order.
+void attractor_apply(float* out, const float* f, const int16_t* const* q, const float* scale,
+                     const float* coef, int64_t live, int64_t n) {
   if (live == 0 && out == f) return;
   const bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec) == 0 && out != f;
   for_vectors(n, [&](int64_t i, int64_t m) {
     const Vec x = load(f + i, m);
     Vec total(0.f);
-    for (int64_t l = 0; l < live; ++l) total = total + (load(p[l] + i, m) - x) * Vec(coef[l]);
+    for (int64_t l = 0; l < live; ++l) {
+      const Vec p = load_levels(q[l] + i, m) * Vec(scale[l]);
+      total = total + (p - x) * Vec(coef[l]);
+    }
     store_streaming(live == 0 ? x : x + total, out + i, m, aligned);
   });
 #if defined(__SSE2__)
@@ -763,7 +803,7 @@ const FieldStepPasses kPasses = {
     "default",
 #endif
     &pass1_scratch_floats, &ef_stats, &pass1_slab, &pass2_scratch_floats, &pass2_channel,
-    &fill_normals, &attractor_sums, &attractor_apply, &attractor_to_half};
+    &fill_normals, &attractor_sums, &attractor_apply, &attractor_to_shadow};
 
 }  // namespace FIELDBRAIN_ISA_NAMESPACE
 }  // namespace cpu

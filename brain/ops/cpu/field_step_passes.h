@@ -67,18 +67,20 @@ struct FieldStepPasses {
   // The Philox normals of this instruction set (philox_fill.h).
   FillNormalsFn fill_normals;
   // The reward attractors' pull (docs/cycle.md step 7.9) over one channel of n floats f of a
-  // robot and the same channel of the fp16 shadows h[0..live) of its pulling slots, each read
-  // once: sums[0] = |f|^2, sums[1 + 2l] = f.h_l, sums[2 + 2l] = |h_l|^2 (float lanes over runs
-  // of 256, each run's lanes added in double: a fixed order for the variant).
-  void (*attractor_sums)(const float* f, const uint16_t* const* h, int64_t live, int64_t n,
-                         double* sums);
-  // out[i] = f[i] + sum_l coef[l] (p_l[i] - f[i]), the slots' terms added in slot order; out
-  // may be f. With live = 0 a copy.
-  void (*attractor_apply)(float* out, const float* f, const float* const* p, const float* coef,
-                          int64_t live, int64_t n);
-  // dst[i] = the fp16 bits of src[i] clamped to +-kAttractorHalfMax (NaN stays NaN), rounded
-  // to nearest even (brain/ops/attractor_math.h: the bank's shadow).
-  void (*attractor_to_half)(const float* src, uint16_t* dst, int64_t n);
+  // robot and the same channel of the shadows q[0..live) of its pulling slots (16-bit levels,
+  // brain/ops/attractor_math.h), each read once: sums[0] = |f|^2, sums[1 + 2l] = f.p_l,
+  // sums[2 + 2l] = |p_l|^2 with p_l = q_l * scale[l] (float lanes of f and the levels over
+  // runs of 256, each run's lanes added in double, the scale applied to the totals in double:
+  // a fixed order for the variant).
+  void (*attractor_sums)(const float* f, const int16_t* const* q, const float* scale,
+                         int64_t live, int64_t n, double* sums);
+  // out[i] = f[i] + sum_l coef[l] (q_l[i] * scale[l] - f[i]), the slots' terms added in slot
+  // order; out may be f. With live = 0 a copy.
+  void (*attractor_apply)(float* out, const float* f, const int16_t* const* q,
+                          const float* scale, const float* coef, int64_t live, int64_t n);
+  // dst[0..n) = the levels of src[0..n) by the shadow's rule (brain/ops/attractor_math.h);
+  // returns the channel's step s.
+  float (*attractor_to_shadow)(const float* src, int16_t* dst, int64_t n);
 };
 
 // The variant field_step_kernel.cpp chose for this CPU (also used by the philox_normal_out kernel).

@@ -2,16 +2,18 @@
 // LibTorch headers. Stream-ordered, no host sync; which slots pull is read from the weight
 // table on the device, so the launches are the same every cycle (graph-capturable).
 //   record: a grid over (robot x channel, voxel blocks); robots with slot < 0 return at once.
-//           With a shadow (attractor_pull_'s store) it also writes the slot's fp16 copy.
+//   shadow: with attractor_pull_'s store, one block per (robot x channel) of a storing robot:
+//           the channel's largest |value| (a block max), then its 16-bit levels and step by the
+//           rule of brain/ops/attractor_math.h.
 //   pull:   1. one block per (slot, robot x channel): block-reduce F.P and |P|^2 of a slot with
 //           a weight (block 0 also |F|^2) into the channel's sums (no atomics: the same bits
 //           every run, so a graph replay equals an eager cycle), F being `next` and P the slot's
-//           fp16 shadow (half the bytes; the slot stored this cycle too, as on the CPU); 2. per (robot x channel, voxel block): the coefficients from the 64 channels'
-//           sums added in channel order (shared memory), then field = next + sum_j c_j (P_j -
-//           next) from the float bank, a copy of next for a robot no slot pulls.
+//           16-bit shadow (half the bytes; the slot stored this cycle too, as on the CPU);
+//           2. per (robot x channel, voxel block): the coefficients from the 64 channels' sums
+//           added in channel order (shared memory), then field = next + sum_j c_j (P_j - next)
+//           with P_j from the shadow (levels * step), a copy of next for a robot no slot pulls.
 // Index math is 32-bit inside a channel (R <= 1024 is checked by the caller: R^3 < 2^31); the
 // channel's base offset is 64-bit.
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include "brain/ops/attractor_math.h"
@@ -46,32 +48,56 @@ __device__ double block_sum(double v, double* shared) {
   return total;
 }
 
-// The fp16 bits of x clamped to +-kAttractorHalfMax, rounded to nearest even (NaN stays NaN).
-__device__ __forceinline__ unsigned short half_bits(float x) {
-  const float y = x != x ? x : fminf(fmaxf(x, -kAttractorHalfMax), kAttractorHalfMax);
-  return __half_as_ushort(__float2half_rn(y));
+// Largest v over the block (v >= 0); the result is valid in every thread. `shared` holds
+// kThreads/32 floats. A maximum is exact in any order.
+__device__ float block_max(float v, float* shared) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, offset));
+  __syncthreads();
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  float m = 0.f;
+  for (int k = 0; k < kThreads / 32; ++k) m = fmaxf(m, shared[k]);
+  return m;
 }
 
-__global__ void record_kernel(float* bank, uint16_t* shadow, const float* field,
-                              const int64_t* slot, int64_t slot_stride, int slots, int V) {
+__global__ void record_kernel(float* bank, const float* field, const int64_t* slot,
+                              int64_t slot_stride, int slots, int V) {
   const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
   const int64_t j = slot[b * slot_stride];
   if (j < 0 || j >= slots) return;
   const float* from = field + static_cast<int64_t>(bc) * V;
   const int64_t at = (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < V; i += gridDim.x * blockDim.x) {
-    const float x = from[i];
-    bank[at + i] = x;
-    if (shadow != nullptr) shadow[at + i] = half_bits(x);
+    bank[at + i] = from[i];
   }
+}
+
+// Block (robot x channel) of a storing robot: the slot's shadow channel from the field's.
+__global__ void shadow_kernel(int16_t* shadow, float* shadow_scale, const float* field,
+                              const int64_t* slot, int64_t slot_stride, int slots, int V) {
+  __shared__ float shared[kThreads / 32];
+  const int bc = blockIdx.x, b = bc / 64, c = bc % 64;
+  const int64_t j = slot[b * slot_stride];
+  if (j < 0 || j >= slots) return;  // the same for the whole block
+  const float* from = field + static_cast<int64_t>(bc) * V;
+  float m = 0.f;
+  for (int i = threadIdx.x; i < V; i += kThreads) m = fmaxf(m, fabsf(attractor_shadow_clamp(from[i])));
+  const AttractorShadowStep step = attractor_shadow_step(block_max(m, shared));
+  const int64_t channel = (static_cast<int64_t>(b) * slots + j) * 64 + c;
+  int16_t* to = shadow + channel * V;
+  for (int i = threadIdx.x; i < V; i += kThreads) {
+    to[i] = attractor_shadow_level(attractor_shadow_clamp(from[i]), step.inverse);
+  }
+  if (threadIdx.x == 0) shadow_scale[channel] = step.scale;
 }
 
 // Block (j, robot x channel): slot j's F.P and |P|^2 over the channel when slot j pulls, and
 // block j = 0 also |F|^2 when any slot pulls. One block per pulling slot and channel (not one
 // per channel walking every slot): at B = 1 the 64 channels alone leave most SMs idle, and the
 // bank's bytes are what this kernel moves. Zero-weight slots return at once, unread.
-__global__ void sums_kernel(const float* field, const uint16_t* shadow, const float* weights,
-                            double* workspace, int slots, int V) {
+__global__ void sums_kernel(const float* field, const int16_t* shadow, const float* shadow_scale,
+                            const float* weights, double* workspace, int slots, int V) {
   __shared__ double shared[kThreads / 32];
   const int j = blockIdx.x, bc = blockIdx.y, b = bc / 64, c = bc % 64;
   const int width = attractor_sums_width(slots);
@@ -91,26 +117,29 @@ __global__ void sums_kernel(const float* field, const uint16_t* shadow, const fl
   }
   if (!pulls) return;
   const int64_t at = (static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V;
-  // The slot's shadow (half the bytes; the slot stored this cycle included: the record kernel
-  // wrote it first, in the same stream).
-  const __half* p = reinterpret_cast<const __half*>(shadow + at);
+  // The slot's shadow levels (half the bytes; the slot stored this cycle included: the shadow
+  // kernel wrote it first, in the same stream), the step applied to the totals.
+  const int16_t* p = shadow + at;
   double fp = 0.0, pp = 0.0;
   for (int i = threadIdx.x; i < V; i += kThreads) {
-    const float q = __half2float(p[i]);
+    const double q = static_cast<double>(p[i]);
     fp += static_cast<double>(f[i]) * q;
-    pp += static_cast<double>(q) * q;
+    pp += q * q;
   }
   fp = block_sum(fp, shared);
   pp = block_sum(pp, shared);
   if (threadIdx.x == 0) {
-    part[1 + 2 * j] = fp;
-    part[2 + 2 * j] = pp;
+    const double step = shadow_scale[at / V];
+    part[1 + 2 * j] = fp * step;
+    part[2 + 2 * j] = pp * step * step;
   }
 }
 
-__global__ void pull_kernel(float* field, const float* next, const float* bank,
-                            const float* weights, const double* workspace, int slots, int V) {
+__global__ void pull_kernel(float* field, const float* next, const int16_t* shadow,
+                            const float* shadow_scale, const float* weights,
+                            const double* workspace, int slots, int V) {
   __shared__ float coef[kMaxSlots];
+  __shared__ float step[kMaxSlots];
   __shared__ int any;
   const int bc = blockIdx.y, b = bc / 64, c = bc % 64;
   const int width = attractor_sums_width(slots);
@@ -121,6 +150,7 @@ __global__ void pull_kernel(float* field, const float* next, const float* bank,
   for (int j = threadIdx.x; j < slots; j += blockDim.x) {
     const float weight = w[j * kAttractorWeightColumns + kAttractorWeight];
     coef[j] = 0.f;
+    step[j] = shadow_scale[(static_cast<int64_t>(b) * slots + j) * 64 + c];
     if (weight == 0.f) continue;
     double ff = 0.0, fp = 0.0, pp = 0.0;  // in channel order, as the CPU adds them
     for (int k = 0; k < 64; ++k) {
@@ -147,8 +177,8 @@ __global__ void pull_kernel(float* field, const float* next, const float* bank,
     }
     for (int j = 0; j < slots; ++j) {
       if (coef[j] == 0.f) continue;
-      total += (bank[(static_cast<int64_t>(b) * slots + j) * 64 * V + static_cast<int64_t>(c) * V + i] - fi) *
-               coef[j];
+      const int16_t q = shadow[((static_cast<int64_t>(b) * slots + j) * 64 + c) * V + i];
+      total += (static_cast<float>(q) * step[j] - fi) * coef[j];
     }
     f[i] = fi + total;
   }
@@ -168,8 +198,11 @@ int launch(const AttractorRecordArgs& a, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
-  record_kernel<<<grid, kThreads, 0, s>>>(bank, a.shadow, field, slot, slot_stride,
-                                          static_cast<int>(slots), V);
+  record_kernel<<<grid, kThreads, 0, s>>>(bank, field, slot, slot_stride, static_cast<int>(slots), V);
+  if (a.shadow != nullptr) {
+    shadow_kernel<<<static_cast<unsigned>(batch * 64), kThreads, 0, s>>>(
+        a.shadow, a.shadow_scale, field, slot, slot_stride, static_cast<int>(slots), V);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 
@@ -181,7 +214,7 @@ int launch(const AttractorPullArgs& a, void* stream) {
     if (stored != 0) return stored;
   }
   float* field = a.field;
-  const float *next = a.next, *bank = a.bank, *weights = a.weights;
+  const float *next = a.next, *weights = a.weights;
   double* workspace = a.workspace;
   const int64_t batch = a.batch, slots = a.slots, resolution = a.resolution;
   const int V = static_cast<int>(resolution * resolution * resolution);
@@ -190,11 +223,11 @@ int launch(const AttractorPullArgs& a, void* stream) {
   if (batch * 64 > 65535) return static_cast<int>(cudaErrorInvalidConfiguration);  // grid.y
   const auto s = static_cast<cudaStream_t>(stream);
   sums_kernel<<<dim3(static_cast<unsigned>(slots), static_cast<unsigned>(batch * 64)), kThreads, 0, s>>>(
-      next, a.shadow, weights, workspace, static_cast<int>(slots), V);
+      next, a.shadow, a.shadow_scale, weights, workspace, static_cast<int>(slots), V);
   const dim3 grid(static_cast<unsigned>((V + kThreads * kVoxelsPerThread - 1) / (kThreads * kVoxelsPerThread)),
                   static_cast<unsigned>(batch * 64));
-  pull_kernel<<<grid, kThreads, 0, s>>>(field, next, bank, weights, workspace,
-                                        static_cast<int>(slots), V);
+  pull_kernel<<<grid, kThreads, 0, s>>>(field, next, a.shadow, a.shadow_scale, weights,
+                                        workspace, static_cast<int>(slots), V);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -7,9 +7,12 @@
 #include "test/support/catch.h"
 
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "brain/ops/allocation_counter.h"
 #include "brain/ops/attractor_math.h"
+#include "brain/ops/cpu/field_step_passes.h"
 #include "test/support/devices.h"
 
 namespace {
@@ -25,21 +28,25 @@ struct Case {
   torch::Tensor source, no_store;  // attractor_pull_'s step-6 store: a field, and no slot (-1)
 };
 
-// The shadow as the rule of brain/ops/attractor_math.h says, written here with ATen on the
-// bank [B,A,64,R,R,R]: NaN as 0, saturated at +-65504, each channel's largest |value| m
-// mapped to 32767 levels (step m / 32767, factor 32767 / m, round half to even), m = 0 giving
-// zero levels and step.
-void set_shadow_of_bank(Case& c) {
+// The shadow as the rule of brain/ops/attractor_math.h says, written here with ATen on rows
+// `values` [C, V] (a row per slot channel): NaN as 0, saturated at +-65504, each row's largest
+// |value| m mapped to 32767 levels (step m / 32767, factor 32767 / m, round half to even),
+// m = 0 giving zero levels and step. Returns levels [C, V] int16 and steps [C].
+std::pair<torch::Tensor, torch::Tensor> shadow_rule(const torch::Tensor& values) {
   const double top = kAttractorShadowMax, levels = kAttractorShadowLevels;
-  const auto y = c.bank.nan_to_num(0.0, top, -top).clamp(-top, top);
-  const auto m = y.abs().amax({3, 4, 5});  // [B, A, 64]
+  const auto y = values.nan_to_num(0.0, top, -top).clamp(-top, top);
+  const auto m = y.abs().amax({1});
   const auto some = m > 0;
   const auto inverse = torch::where(some, torch::full_like(m, levels).div(m), torch::zeros_like(m));
-  c.shadow_scale = torch::where(some, m.div(levels), torch::zeros_like(m));
-  c.shadow = y.mul(inverse.unsqueeze(-1).unsqueeze(-1).unsqueeze(-1))
-                 .round()
-                 .clamp(-levels, levels)
-                 .to(torch::kShort);
+  const auto step = torch::where(some, m.div(levels), torch::zeros_like(m));
+  return {y.mul(inverse.unsqueeze(1)).round().clamp(-levels, levels).to(torch::kShort), step};
+}
+
+// The case's shadow from its bank [B,A,64,R,R,R] by the rule.
+void set_shadow_of_bank(Case& c) {
+  const auto rule = shadow_rule(c.bank.reshape({kB * kA * 64, -1}));
+  c.shadow = rule.first.view(c.bank.sizes());
+  c.shadow_scale = rule.second.view({kB, kA, 64});
 }
 
 // The slots as the shadow holds them (levels * step, in float as the move computes them).
@@ -184,6 +191,35 @@ TEST_CASE("attractor_pull_ with the 16-bit shadow moves the field within 1e-6 of
   const double scale = expected.abs().max().item<double>();
   INFO("robots 0-1: max |fused - float slots in double| = " << diff << " of " << scale);
   CHECK(diff <= 1e-6 * scale);
+}
+
+TEST_CASE("Every CPU instruction-set variant makes a shadow channel's levels and step by the rule",
+          "[ops][attractors]") {
+  // Lengths with and without a vector tail; NaN, infinities and values beyond the saturation
+  // among ordinary ones, and a channel of zeros. Every variant must give the rule's bits: the
+  // rebuild after a load (ATen) and the stores of a pull (the kernel) must agree wherever the
+  // brain runs.
+  torch::manual_seed(11);
+  for (const int64_t n : {int64_t{1}, int64_t{15}, int64_t{16}, int64_t{17}, int64_t{1000}}) {
+    for (int kind = 0; kind < 3; ++kind) {
+      auto x = torch::randn({n}) * 3;
+      if (kind == 1) {
+        x[0] = std::nanf("");
+        x[n / 2] = -std::numeric_limits<float>::infinity();
+        x[n - 1] = n > 2 ? 1e6f : x[n - 1].item<float>();
+      }
+      if (kind == 2) x.zero_();
+      const auto rule = shadow_rule(x.view({1, n}));
+      for (const auto* passes : fieldbrain::ops::cpu::runnable_passes()) {
+        auto levels = torch::full({n}, int16_t{123}, torch::kShort);
+        const float step = passes->attractor_to_shadow(x.data_ptr<float>(),
+                                                       levels.data_ptr<int16_t>(), n);
+        INFO(passes->isa << ", n = " << n << ", kind " << kind);
+        CHECK(torch::equal(levels, rule.first.view({n})));
+        CHECK(step == rule.second.item<float>());
+      }
+    }
+  }
 }
 
 TEST_CASE("attractor_record_ copies the field into the planned slot and nowhere else",

@@ -77,7 +77,9 @@ void RewardAttractorsImpl::store_and_pull_planned(torch::Tensor& field,
 // The shadow's rule (brain/ops/attractor_math.h) in ATen, operation for operation as the
 // kernels compute it (each one IEEE rounding: the clamp, the maximum, one float division for
 // the step and one for the factor, the product, round to nearest even), so a rebuilt slot has
-// the bits a store gives (test/ops/attractor_pull_test.cpp holds them equal).
+// the bits a store gives (test/brain/attractor_shadow_test.cpp: a loaded brain, whose shadow
+// is rebuilt, pulls exactly as the brain that stored its slots; test/ops holds the kernels'
+// stores to the same rule).
 void RewardAttractorsImpl::rebuild_shadow(torch::Tensor& shadow,
                                           torch::Tensor& shadow_scale) const {
   torch::NoGradGuard no_grad;

@@ -9,7 +9,7 @@ FIELDBRAIN_PACKAGES=(
   libssl-dev libpng-dev libstb-dev
   libsleef-dev python3-matplotlib
   chromium chromium-driver python3-selenium
-  clang libclang-rt-dev
+  clang libclang-rt-dev llvm  # llvm: llvm-symbolizer, which the fuzz smoke runs' leak suppressions need
   systemd curl  # systemd-analyze verifies deploy/fieldbrain.service; curl scrapes /metrics
   etcd-server haproxy  # the [cluster] tests start a fleet: etcd holds robot ownership (docs/fleet.md)
 )

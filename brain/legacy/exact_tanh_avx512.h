@@ -10,6 +10,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
+#include "brain/legacy/exact_tanh_simd.h"
+
 namespace fieldbrain::legacy::exact_tanh_wide_detail {
 
 #define FIELDBRAIN_LEGACY_TANH16_INLINE __attribute__((target("avx512f"), always_inline)) inline
@@ -106,7 +108,7 @@ FIELDBRAIN_LEGACY_TANH16_INLINE Pair exp_pair_small(__m512 a) {
   return exp_reduced(Pair{a, _mm512_setzero_ps()});
 }
 
-FIELDBRAIN_LEGACY_TANH16_INLINE __m512 tanh16(__m512 x) {
+FIELDBRAIN_LEGACY_TANH16_INLINE __m512 tanh16_sleef(__m512 x) {
   const __m512 sign = splat(-0.0f);
   const __m512 a = bit_andnot(sign, x);
   // (a NaN fails the comparison: the whole path, as in tanh8)
@@ -123,6 +125,36 @@ FIELDBRAIN_LEGACY_TANH16_INLINE __m512 tanh16(__m512 x) {
   // NaN in, NaN out (tanh8 ORs all-ones bits into a NaN lane)
   const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
   return _mm512_mask_blend_ps(nan, y, _mm512_castsi512_ps(_mm512_set1_epi32(-1)));
+}
+
+// exact_tanh_simd.h's near_zero8, sixteen lanes (the same operations, the same constants)
+FIELDBRAIN_LEGACY_TANH16_INLINE bool near_zero16(__m512 x, __m512& y) {
+  using K = exact_tanh_detail::NearZero;
+  const __m512 sign = splat(-0.0f);
+  const __m512 a = bit_andnot(sign, x);
+  const __m512 z = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_fmadd_ps(splat(K::kP4), z, splat(K::kP3));
+  p = _mm512_fmadd_ps(p, z, splat(K::kP2));
+  p = _mm512_fmadd_ps(p, z, splat(K::kP1));
+  p = _mm512_fmadd_ps(p, z, splat(K::kP0));
+  const __m512 c = _mm512_mul_ps(_mm512_mul_ps(a, z), p);
+  const __m512 r = _mm512_add_ps(a, c);
+  const __m512 e = _mm512_sub_ps(c, _mm512_sub_ps(r, a));
+  const __m512 m = _mm512_fmadd_ps(
+      r, _mm512_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)), splat(K::kAbsolute));
+  const __m512 up = _mm512_add_ps(r, _mm512_add_ps(e, m));
+  const __m512 down = _mm512_add_ps(r, _mm512_sub_ps(e, m));
+  const __mmask16 clear =
+      _mm512_cmp_ps_mask(up, r, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(down, r, _CMP_EQ_OQ);
+  const __mmask16 taken = _mm512_cmp_ps_mask(a, splat(K::kBound), _CMP_LT_OQ) &
+                          (clear | _mm512_cmp_ps_mask(a, splat(K::kIdentity), _CMP_LT_OQ));
+  y = bit_xor(r, bit_and(sign, x));
+  return taken == 0xFFFF;
+}
+
+FIELDBRAIN_LEGACY_TANH16_INLINE __m512 tanh16(__m512 x) {
+  __m512 y;
+  return near_zero16(x, y) ? y : tanh16_sleef(x);
 }
 
 }  // namespace fieldbrain::legacy::exact_tanh_wide_detail

@@ -9,7 +9,8 @@
 //   parts, exp(s) by a degree-7 polynomial whose three highest terms are plain floats;
 //   |x| > 8.664339742 (and a NaN quotient) gives 1; the sign is x's; a NaN stays NaN.
 // Each operation and its order matter: one addition associated otherwise changes 2 of the
-// 2^32 results. The header only; exact_tanh.h decides whether it may be used (the probe).
+// 2^32 results. Near zero a short polynomial takes a vector where it provably rounds as this
+// algorithm does (near_zero8, at the end). The header only; exact_tanh.h decides whether it may be used (the probe).
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -109,7 +110,8 @@ FIELDBRAIN_LEGACY_TANH_INLINE Pair exp_pair_small(__m256 a) {
   return exp_reduced(Pair{a, _mm256_setzero_ps()});
 }
 
-FIELDBRAIN_LEGACY_TANH_INLINE __m256 tanh8(__m256 x) {
+// Sleef's algorithm, every lane (tanh8 below tries the near-zero shortcut first)
+FIELDBRAIN_LEGACY_TANH_INLINE __m256 tanh8_sleef(__m256 x) {
   const __m256 sign = splat(-0.0f);
   const __m256 a = _mm256_andnot_ps(sign, x);
   // (a NaN fails the comparison: the whole path)
@@ -124,6 +126,62 @@ FIELDBRAIN_LEGACY_TANH_INLINE __m256 tanh8(__m256 x) {
   y = _mm256_blendv_ps(y, splat(1.0f), one);
   y = _mm256_xor_ps(y, _mm256_and_ps(sign, x));               // x's sign
   return _mm256_or_ps(y, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));  // NaN in, NaN out
+}
+
+// The near-zero shortcut. Below 0.125 tanh x = x + c with c = x^3 P(x^2) (Taylor, four terms:
+// |c| <= |x| / 192, so float Horner is accurate to ~2^-22 of c), and the float y = x + c rounds
+// the same as Sleef's double-float quotient unless that quotient lies near a rounding midpoint.
+// So y is taken only where it provably rounds as Sleef does: the exact sum x + c (y plus its
+// Fast2Sum error e) moved by M either way still rounds to y, M bounding Sleef's error and c's:
+//   M = 2^-45 + |y| (2^-41 + x^2 2^-21)
+// (Sleef's absolute error ~2^-46 from e - 1/e near 1, its relative x^2 2^-27 from its float
+// coefficient of s^3 / 6, c's x^2 2^-23; each term is twice the smallest that held over every
+// float, below). Rounding is monotonic, so if both ends round to y every point between does.
+// |x| < 2^-25 (zeros and subnormals too) is x itself, as Sleef gives it. Over all floats of
+// |x| < 0.125, both signs (2.08e9), the shortcut's float equals tanh8_sleef's wherever it is
+// taken (checked outside the tests; test/legacy/exact_tanh_near_zero_test.cpp holds it against
+// at::tanh over every positive float below 0.125). It declines ~0.03-0.2% of the lanes between
+// 2^-12 and 2^-6, every lane in [2^-25, 2^-21) (M exceeds their half ulp) and NaN; a vector
+// takes it only when all its lanes do. ~3x cheaper than the whole algorithm.
+struct NearZero {
+  static constexpr float kBound = 0.125f;
+  static constexpr float kIdentity = 0x1p-25f;  // below: tanh x = x
+  static constexpr float kAbsolute = 0x1p-45f, kRelative = 0x1p-41f, kSquared = 0x1p-21f;
+  // 1/3, 2/15, 17/315, 62/2835, 1382/155925 with alternating signs, rounded to float
+  static constexpr float kP0 = -1.0f / 3.0f, kP1 = 2.0f / 15.0f, kP2 = -17.0f / 315.0f,
+                         kP3 = 62.0f / 2835.0f, kP4 = -1382.0f / 155925.0f;
+};
+
+// y = tanh(x) by the shortcut, true when every lane may take it
+FIELDBRAIN_LEGACY_TANH_INLINE bool near_zero8(__m256 x, __m256& y) {
+  using K = NearZero;
+  const __m256 sign = splat(-0.0f);
+  const __m256 a = _mm256_andnot_ps(sign, x);
+  const __m256 z = _mm256_mul_ps(a, a);
+  __m256 p = _mm256_fmadd_ps(splat(K::kP4), z, splat(K::kP3));
+  p = _mm256_fmadd_ps(p, z, splat(K::kP2));
+  p = _mm256_fmadd_ps(p, z, splat(K::kP1));
+  p = _mm256_fmadd_ps(p, z, splat(K::kP0));
+  const __m256 c = _mm256_mul_ps(_mm256_mul_ps(a, z), p);  // <= 0, |c| <= a
+  const __m256 r = _mm256_add_ps(a, c);
+  const __m256 e = _mm256_sub_ps(c, _mm256_sub_ps(r, a));  // a + c - r, exactly
+  const __m256 m = _mm256_fmadd_ps(
+      r, _mm256_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)), splat(K::kAbsolute));
+  const __m256 up = _mm256_add_ps(r, _mm256_add_ps(e, m));
+  const __m256 down = _mm256_add_ps(r, _mm256_sub_ps(e, m));
+  const __m256 clear = _mm256_and_ps(_mm256_cmp_ps(up, r, _CMP_EQ_OQ),
+                                     _mm256_cmp_ps(down, r, _CMP_EQ_OQ));
+  const __m256 taken = _mm256_and_ps(_mm256_cmp_ps(a, splat(K::kBound), _CMP_LT_OQ),
+                                     _mm256_or_ps(clear, _mm256_cmp_ps(a, splat(K::kIdentity),
+                                                                       _CMP_LT_OQ)));
+  y = _mm256_xor_ps(r, _mm256_and_ps(sign, x));  // x's sign (r = a below 2^-25)
+  return _mm256_movemask_ps(taken) == 0xFF;
+}
+
+// tanh of 8 floats, Sleef's float in every lane
+FIELDBRAIN_LEGACY_TANH_INLINE __m256 tanh8(__m256 x) {
+  __m256 y;
+  return near_zero8(x, y) ? y : tanh8_sleef(x);
 }
 
 }  // namespace fieldbrain::legacy::exact_tanh_detail

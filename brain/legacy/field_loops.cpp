@@ -506,13 +506,24 @@ FIELDBRAIN_LEGACY_LOOPS_SIMD inline void abs_block(float* x, float add, int64_t 
 #endif
 }
 
+// (live: rows of `row` values; a row not flagged is cleared just before the block that
+// reaches it is read, while its lines are being written anyway)
 template <bool ADD>
-FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats_walk(float* x, float add, int64_t n) {
+FIELDBRAIN_LEGACY_LOOPS_SIMD AbsStats abs_stats_walk(float* x, float add, int64_t n,
+                                                     int64_t row = 0,
+                                                     const uint8_t* live = nullptr) {
   AtenRowSum sum(n);
   alignas(64) float block[kBlock];
   MaxLanes vmax;
+  int64_t cleared_to = 0;  // rows before this one are done
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
     const int64_t m = std::min(kBlock, n - i0);
+    if (live != nullptr) {
+      const int64_t last = std::min((i0 + m + row - 1) / row, n / row);
+      for (; cleared_to < last; ++cleared_to)
+        if (live[cleared_to] == 0)
+          std::memset(x + cleared_to * row, 0, sizeof(float) * static_cast<size_t>(row));
+    }
     abs_block<ADD>(x + i0, add, m, block, vmax);
     sum.add(block, m);
   }
@@ -532,6 +543,10 @@ AbsStats abs_stats(const float* x, int64_t n) {
 
 AbsStats add_and_abs_stats(float* x, float add, int64_t n) {
   return abs_stats_walk<true>(x, add, n);
+}
+
+AbsStats add_and_abs_stats(float* x, float add, int64_t n, int64_t row, const uint8_t* live) {
+  return abs_stats_walk<true>(x, add, n, row, live);
 }
 
 namespace {

@@ -69,6 +69,10 @@ struct AbsStats {
 AbsStats abs_stats(const float* x, int64_t n);
 // x += add (x.add_(add)), then abs_stats of the result, in one walk.
 AbsStats add_and_abs_stats(float* x, float add, int64_t n);
+// The same over rows of `row` values where only the rows flagged in `live` hold values: every
+// other row is taken as zeros (x.zero_() before the boxes were written), so it becomes 0 + add
+// without a walk of its own to clear it.
+AbsStats add_and_abs_stats(float* x, float add, int64_t n, int64_t row, const uint8_t* live);
 
 // torch.sum(torch.abs(x[..., :channels])) of a [V,C] array: the abs is a fresh contiguous
 // [V, channels] tensor, summed as one row.

@@ -41,10 +41,15 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
   if (!buffer.defined() || buffer.storage().use_count() > 1)
     buffer = torch::empty(field_shape_, torch::kFloat32);
   torch::Tensor error_field = buffer;
-  error_field.zero_();
+  // error_field = zeros: only the boxes' voxels are cleared here (all of them before any box
+  // adds, as boxes overlap); the walk below takes every other voxel as zeros (0 + add) while
+  // it writes it, instead of a walk of its own over the whole field first
   const int64_t n = e.size(0);
   const float* ep = e.data_ptr<float>();
   const int64_t R0 = field_shape_[0], R1 = field_shape_[1], R2 = field_shape_[2];
+  const int64_t C = field_shape_[3];
+  live_voxels_.assign(static_cast<size_t>(R0 * R1 * R2), 0);
+  boxes_.clear();
   for (const TopologyRegion* region : regions) {
     if (region == nullptr || !region->is_sensory_predictive) continue;
     std::vector<double> region_errors;
@@ -60,10 +65,21 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
     const int64_t sp = avg_error > 0.1 ? 1 : 2;
     const float delta = avg_error > 0.1 ? static_cast<float>(error_strength)
                                         : -static_cast<float>(0.1 * (1.0 - avg_error));
-    add_to_box(error_field, {std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)},
-               {std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)},
-               {std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)}, delta);
+    boxes_.push_back({{std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)},
+                     {std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)},
+                     {std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)}, delta});
   }
+  float* ef = error_field.data_ptr<float>();
+  for (const ErrorBox& b : boxes_)
+    for (int64_t x = b.xs.first; x < b.xs.second; ++x)
+      for (int64_t y = b.ys.first; y < b.ys.second; ++y)
+        for (int64_t z = b.zs.first; z < b.zs.second; ++z) {
+          const int64_t v = (x * R1 + y) * R2 + z;
+          if (live_voxels_[static_cast<size_t>(v)] == 0)
+            std::fill_n(ef + v * C, C, 0.0f);
+          live_voxels_[static_cast<size_t>(v)] = 1;
+        }
+  for (const ErrorBox& b : boxes_) add_to_box(error_field, b.xs, b.ys, b.zs, b.delta);
   const double global_error = e.is_contiguous() && e.dim() == 1
                                   ? static_cast<double>(exact_abs_mean(ep, n))
                                   : torch::mean(torch::abs(e)).item<double>();
@@ -73,7 +89,8 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
   ErrorField out;
   out.field = error_field;
   const float add = static_cast<float>(global_error * 0.05);
-  const AbsStats st = add_and_abs_stats(error_field.data_ptr<float>(), add, error_field.numel());
+  const AbsStats st =
+      add_and_abs_stats(ef, add, error_field.numel(), C, live_voxels_.data());
   out.mean_abs = st.sum / static_cast<float>(error_field.numel());
   out.max_abs = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
   return out;

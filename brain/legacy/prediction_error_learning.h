@@ -5,7 +5,9 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "brain/legacy/legacy_state_io.h"
@@ -64,6 +66,13 @@ class PredictionErrorLearning {
   // the next is made); a buffer someone else still holds is replaced. No state.
   torch::Tensor buffers_[2];
   int next_buffer_ = 0;
+  // error_to_field's scratch, reused every cycle: the regions' boxes and which voxels they touch
+  struct ErrorBox {
+    std::pair<int64_t, int64_t> xs, ys, zs;
+    float delta;
+  };
+  std::vector<ErrorBox> boxes_;
+  std::vector<uint8_t> live_voxels_;
 };
 
 }  // namespace fieldbrain::legacy

@@ -161,6 +161,23 @@ TEST_CASE("The fused reductions equal the ATen means, variance and cosine bit fo
   CHECK(torch::equal(shifted, expected_shift));
   CHECK(added.sum / static_cast<float>(V * 64) == expected_shift.abs().mean().item<float>());
   CHECK(added.max == expected_shift.abs().max().item<float>());
+  // error_to_field's walk over a buffer still holding an older field: only the flagged voxels
+  // keep their values, every other one is read as zeros (error_field.zero_() before its boxes)
+  {
+    torch::Tensor stale = field.clone();
+    std::vector<uint8_t> live(static_cast<size_t>(V), 0);
+    for (int64_t v = 0; v < V; v += 7) live[static_cast<size_t>(v)] = 1;
+    torch::Tensor keep = torch::zeros({V, 1});
+    for (int64_t v = 0; v < V; ++v) keep[v][0] = live[static_cast<size_t>(v)] ? 1.0f : 0.0f;
+    torch::Tensor expected = torch::where(keep.reshape({R, R, R, 1}) > 0, field,
+                                          torch::zeros_like(field))
+                                 .add_(0.0123);
+    const AbsStats masked = add_and_abs_stats(stale.data_ptr<float>(), static_cast<float>(0.0123),
+                                              V * 64, 64, live.data());
+    CHECK(torch::equal(stale, expected));
+    CHECK(masked.sum / static_cast<float>(V * 64) == expected.abs().mean().item<float>());
+    CHECK(masked.max == expected.abs().max().item<float>());
+  }
   // F.cosine_similarity's ((F / |F|) * (P / |P|)).sum() with |x| = sqrt(max(sum(x^2), eps^2))
   torch::Tensor other = torch::randn({R, R, R, 64});
   auto norm = [](const torch::Tensor& x) {

@@ -167,6 +167,110 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD void box_muller_16(float* data, __m256 mean, __m25
   _mm256_storeu_ps(data + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, sin_v), std, mean));
   _mm256_storeu_ps(data, _mm256_fmadd_ps(_mm256_mul_ps(radius, cos_v), std, mean));
 }
+
+// box_muller_16 on two blocks of 16 at once (b = a + 16), sixteen lanes wide (AVX-512F): lanes
+// 0-7 of each vector are block a's, 8-15 block b's; every operation is box_muller_16's (the same IEEE
+// lanewise operation, its all-ones/zero masks as AVX-512 mask registers), so each value is
+// box_muller_16's. Why: the transform is ~60 dependent operations per vector, many of them
+// masks and integer steps; twice the lanes per instruction halves what the front end carries.
+// test/legacy/exact_normal_wide_test.cpp holds it against box_muller_16 on every block.
+#define FIELDBRAIN_LEGACY_NORMAL_WIDE __attribute__((target("avx512f,fma")))
+// Every lane: operations that have a masked form use it with every lane set (the same
+// instruction; GCC 12's unmasked forms start from an "undefined" vector it warns about).
+constexpr __mmask16 kAll16 = 0xFFFF;
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 bits16(uint32_t b) {
+  return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(b)));
+}
+// a[0..8) in lanes 0-7, b[0..8) in lanes 8-15 (b - 8 + 8 = b: masked, nothing else is read)
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 halves(const float* a, const float* b) {
+  return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(0x00FF, a), 0xFF00, b - 8);
+}
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline void store_halves(__m512 v, float* a, float* b) {
+  _mm512_mask_storeu_ps(a, 0x00FF, v);
+  _mm512_mask_storeu_ps(b - 8, 0xFF00, v);
+}
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 and16(__m512 a, uint32_t b) {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int>(b))));
+}
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 xor16(__m512 a, __m512 b) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+FIELDBRAIN_LEGACY_NORMAL_WIDE void box_muller_32(float* a, float* b, float mean_f, float std_f) {
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  const __m512 mean = _mm512_set1_ps(mean_f), std = _mm512_set1_ps(std_f);
+  const __m512 u1 = _mm512_sub_ps(one, halves(a, b));
+  const __m512 theta = _mm512_mul_ps(bits16(0x40c90fdbu), halves(a + 8, b + 8));
+  // log(u1)
+  const __mmask16 invalid = _mm512_cmp_ps_mask(u1, _mm512_setzero_ps(), _CMP_LE_OS);
+  __m512 x = _mm512_maskz_max_ps(kAll16, u1, bits16(0x00800000u));
+  __m512i exponent = _mm512_maskz_srli_epi32(kAll16, _mm512_castps_si512(x), 23);
+  x = and16(x, 0x807fffffu);
+  exponent = _mm512_add_epi32(exponent, _mm512_set1_epi32(-127));
+  x = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_castps_si512(half)));
+  __m512 e = _mm512_add_ps(_mm512_maskz_cvtepi32_ps(kAll16, exponent), one);
+  const __mmask16 small = _mm512_cmp_ps_mask(x, bits16(0x3f3504f3u), _CMP_LT_OS);
+  const __m512 tmp = _mm512_maskz_mov_ps(small, x);
+  x = _mm512_add_ps(x, _mm512_set1_ps(-1.0f));
+  e = _mm512_sub_ps(e, _mm512_maskz_mov_ps(small, one));
+  const __m512 e_q1 = _mm512_mul_ps(e, bits16(0xb95e8083u));
+  x = _mm512_add_ps(tmp, x);
+  __m512 y = bits16(0x3d9021bbu);
+  for (uint32_t p : {0xbdebd1b8u, 0x3def251au, 0xbdfe5d4fu, 0x3e11e9bfu, 0xbe2aae50u, 0x3e4cceacu,
+                     0xbe7ffffcu, 0x3eaaaaaau})
+    y = _mm512_fmadd_ps(x, y, bits16(p));
+  const __m512 z = _mm512_mul_ps(x, x);
+  y = _mm512_mul_ps(x, y);
+  y = _mm512_fmadd_ps(y, z, e_q1);
+  y = _mm512_fnmadd_ps(z, half, y);
+  x = _mm512_add_ps(x, y);
+  __m512 log_u1 = _mm512_fmadd_ps(e, bits16(0x3f318000u), x);
+  log_u1 = _mm512_mask_mov_ps(log_u1, invalid, bits16(0xffffffffu));  // | all ones
+  // sincos(theta)
+  __m512 t = and16(theta, 0x7fffffffu);
+  __m512 sign_sin = and16(theta, 0x80000000u);
+  __m512i j = _mm512_maskz_cvttps_epi32(kAll16, _mm512_mul_ps(t, bits16(0x3fa2f983u)));
+  j = _mm512_add_epi32(j, _mm512_set1_epi32(1));
+  const __m512i j_even = _mm512_and_si512(j, _mm512_set1_epi32(-2));
+  const __m512 jf = _mm512_maskz_cvtepi32_ps(kAll16, j_even);
+  const __m512i swap_sin = _mm512_maskz_slli_epi32(kAll16, _mm512_and_si512(j, _mm512_set1_epi32(4)), 29);
+  const __mmask16 poly_mask =
+      _mm512_cmpeq_epi32_mask(_mm512_and_si512(j, _mm512_set1_epi32(2)), _mm512_setzero_si512());
+  const __m512i sign_cos = _mm512_maskz_slli_epi32(
+      kAll16,
+      _mm512_maskz_andnot_epi32(kAll16, _mm512_add_epi32(j_even, _mm512_set1_epi32(-2)),
+                                _mm512_set1_epi32(4)),
+      29);
+  t = _mm512_fmadd_ps(jf, bits16(0xbf490000u), t);
+  sign_sin = xor16(sign_sin, _mm512_castsi512_ps(swap_sin));
+  t = _mm512_fmadd_ps(jf, bits16(0xb97da000u), t);
+  t = _mm512_fmadd_ps(jf, bits16(0xb3222169u), t);
+  const __m512 radius = _mm512_maskz_sqrt_ps(kAll16, _mm512_mul_ps(log_u1, _mm512_set1_ps(-2.0f)));
+  const __m512 t2 = _mm512_mul_ps(t, t);
+  __m512 yc = _mm512_fmadd_ps(t2, bits16(0x37ccf5ceu), bits16(0xbab6061au));
+  yc = _mm512_fmadd_ps(t2, yc, bits16(0x3d2aaaa5u));
+  const __m512 half_t2 = _mm512_mul_ps(t2, half);
+  yc = _mm512_mul_ps(t2, yc);
+  yc = _mm512_fmsub_ps(yc, t2, half_t2);
+  __m512 ys = _mm512_fmadd_ps(bits16(0xb94ca1f9u), t2, bits16(0x3c08839eu));
+  ys = _mm512_fmadd_ps(t2, ys, bits16(0xbe2aaaa3u));
+  yc = _mm512_add_ps(yc, one);
+  ys = _mm512_mul_ps(t2, ys);
+  ys = _mm512_fmadd_ps(ys, t, t);
+  const __m512 sin2 = _mm512_maskz_mov_ps(poly_mask, ys);
+  const __m512 sin1 = _mm512_maskz_mov_ps(static_cast<__mmask16>(~poly_mask), yc);
+  ys = _mm512_sub_ps(ys, sin2);
+  yc = _mm512_sub_ps(yc, sin1);
+  const __m512 sin_v = xor16(_mm512_add_ps(sin2, sin1), sign_sin);
+  const __m512 cos_v = xor16(_mm512_add_ps(ys, yc), _mm512_castsi512_ps(sign_cos));
+  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, sin_v), std, mean), a + 8, b + 8);
+  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, cos_v), std, mean), a, b);
+}
+
+bool wide_supported() {
+  static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  return supported;
+}
+
 #endif
 
 // normal_fill_AVX2: n uniforms, Box-Muller on each block of 16, and where n is not a multiple
@@ -176,7 +280,10 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD void fill_normals(at::mt19937_data_pod& pod, float
   draw_uniforms(pod, x, n);
 #if FIELDBRAIN_LEGACY_NORMAL_X86
   const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(std);
-  for (int64_t i = 0; i < n - 15; i += 16) box_muller_16(x + i, m, s);
+  int64_t i = 0;
+  if (wide_supported())
+    for (; i + 32 <= n; i += 32) box_muller_32(x + i, x + i + 16, mean, std);
+  for (; i < n - 15; i += 16) box_muller_16(x + i, m, s);
   if (n % 16 != 0) {
     float* last = x + n - 16;
     draw_uniforms(pod, last, 16);
@@ -226,6 +333,27 @@ bool probe() {
 bool exact_normal_available() {
   static const bool available = exact_normal_detail::probe();
   return available;
+}
+
+FIELDBRAIN_LEGACY_NORMAL_SIMD bool exact_box_muller(float* x, int64_t n, float mean, float std,
+                                                bool wide) {
+#if FIELDBRAIN_LEGACY_NORMAL_X86
+  if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return false;
+  if (wide && !exact_normal_detail::wide_supported()) return false;
+  for (int64_t i = 0; i + 32 <= n; i += 32) {
+    if (wide) {
+      exact_normal_detail::box_muller_32(x + i, x + i + 16, mean, std);
+    } else {
+      const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(std);
+      exact_normal_detail::box_muller_16(x + i, m, s);
+      exact_normal_detail::box_muller_16(x + i + 16, m, s);
+    }
+  }
+  return true;
+#else
+  (void)x, (void)n, (void)mean, (void)std, (void)wide;
+  return false;
+#endif
 }
 
 void exact_normal_fill_unchecked(float* x, int64_t n, double mean, double std,

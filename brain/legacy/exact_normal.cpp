@@ -169,8 +169,8 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD void box_muller_16(float* data, __m256 mean, __m25
 }
 
 // box_muller_16 on two blocks of 16 at once (b = a + 16), sixteen lanes wide (AVX-512F): lanes
-// 0-7 of each vector are block a's, 8-15 block b's; every operation is box_muller_16's (the same IEEE
-// lanewise operation, its all-ones/zero masks as AVX-512 mask registers), so each value is
+// 0-7 of each vector are block a's, 8-15 block b's; every operation is box_muller_16's (the same
+// IEEE lanewise operation, its all-ones/zero masks as AVX-512 mask registers), so each value is
 // box_muller_16's. Why: the transform is ~60 dependent operations per vector, many of them
 // masks and integer steps; twice the lanes per instruction halves what the front end carries.
 // test/legacy/exact_normal_wide_test.cpp holds it against box_muller_16 on every block.
@@ -190,7 +190,8 @@ FIELDBRAIN_LEGACY_NORMAL_WIDE inline void store_halves(__m512 v, float* a, float
   _mm512_mask_storeu_ps(b - 8, 0xFF00, v);
 }
 FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 and16(__m512 a, uint32_t b) {
-  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int>(b))));
+  return _mm512_castsi512_ps(
+      _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int>(b))));
 }
 FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 xor16(__m512 a, __m512 b) {
   return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
@@ -232,7 +233,8 @@ FIELDBRAIN_LEGACY_NORMAL_WIDE void box_muller_32(float* a, float* b, float mean_
   j = _mm512_add_epi32(j, _mm512_set1_epi32(1));
   const __m512i j_even = _mm512_and_si512(j, _mm512_set1_epi32(-2));
   const __m512 jf = _mm512_maskz_cvtepi32_ps(kAll16, j_even);
-  const __m512i swap_sin = _mm512_maskz_slli_epi32(kAll16, _mm512_and_si512(j, _mm512_set1_epi32(4)), 29);
+  const __m512i swap_sin =
+      _mm512_maskz_slli_epi32(kAll16, _mm512_and_si512(j, _mm512_set1_epi32(4)), 29);
   const __mmask16 poly_mask =
       _mm512_cmpeq_epi32_mask(_mm512_and_si512(j, _mm512_set1_epi32(2)), _mm512_setzero_si512());
   const __m512i sign_cos = _mm512_maskz_slli_epi32(
@@ -336,7 +338,7 @@ bool exact_normal_available() {
 }
 
 FIELDBRAIN_LEGACY_NORMAL_SIMD bool exact_box_muller(float* x, int64_t n, float mean, float std,
-                                                bool wide) {
+                                                    bool wide) {
 #if FIELDBRAIN_LEGACY_NORMAL_X86
   if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return false;
   if (wide && !exact_normal_detail::wide_supported()) return false;

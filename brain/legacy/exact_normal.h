@@ -2,7 +2,8 @@
 // generator call: the same mt19937 stream (the generator's own engine, stepped here in bulk and
 // handed back), the same 24-bit uniforms, and the Box-Muller transform of ATen's AVX2 kernel
 // (normal_fill_16_AVX2: a Cephes-style log and sincos over 8 lanes, with the fused multiply-adds
-// its build has; sixteen lanes, the same operations, on CPUs with AVX-512F), so every value and the generator's state after the draw are ATen's, bit for bit.
+// its build has; sixteen lanes, the same operations, on CPUs with AVX-512F), so every value and the
+// generator's state after the draw are ATen's, bit for bit.
 //
 // ATen picks the transform by its CPU capability (AVX2: the vector one; DEFAULT or AVX512: a
 // scalar one) and the release may compile it otherwise, so the first call checks this process's

@@ -140,8 +140,8 @@ FIELDBRAIN_LEGACY_TANH16_INLINE bool near_zero16(__m512 x, __m512& y) {
   const __m512 c = _mm512_mul_ps(_mm512_mul_ps(a, z), p);
   const __m512 r = _mm512_add_ps(a, c);
   const __m512 e = _mm512_sub_ps(c, _mm512_sub_ps(r, a));
-  const __m512 m = _mm512_fmadd_ps(
-      r, _mm512_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)), splat(K::kAbsolute));
+  const __m512 m = _mm512_fmadd_ps(r, _mm512_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)),
+                                   splat(K::kAbsolute));
   const __m512 up = _mm512_add_ps(r, _mm512_add_ps(e, m));
   const __m512 down = _mm512_add_ps(r, _mm512_sub_ps(e, m));
   const __mmask16 clear =

@@ -10,7 +10,8 @@
 //   |x| > 8.664339742 (and a NaN quotient) gives 1; the sign is x's; a NaN stays NaN.
 // Each operation and its order matter: one addition associated otherwise changes 2 of the
 // 2^32 results. Near zero a short polynomial takes a vector where it provably rounds as this
-// algorithm does (near_zero8, at the end). The header only; exact_tanh.h decides whether it may be used (the probe).
+// algorithm does (near_zero8, at the end). The header only; exact_tanh.h decides whether it may be
+// used (the probe).
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -165,15 +166,15 @@ FIELDBRAIN_LEGACY_TANH_INLINE bool near_zero8(__m256 x, __m256& y) {
   const __m256 c = _mm256_mul_ps(_mm256_mul_ps(a, z), p);  // <= 0, |c| <= a
   const __m256 r = _mm256_add_ps(a, c);
   const __m256 e = _mm256_sub_ps(c, _mm256_sub_ps(r, a));  // a + c - r, exactly
-  const __m256 m = _mm256_fmadd_ps(
-      r, _mm256_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)), splat(K::kAbsolute));
+  const __m256 m = _mm256_fmadd_ps(r, _mm256_fmadd_ps(z, splat(K::kSquared), splat(K::kRelative)),
+                                   splat(K::kAbsolute));
   const __m256 up = _mm256_add_ps(r, _mm256_add_ps(e, m));
   const __m256 down = _mm256_add_ps(r, _mm256_sub_ps(e, m));
-  const __m256 clear = _mm256_and_ps(_mm256_cmp_ps(up, r, _CMP_EQ_OQ),
-                                     _mm256_cmp_ps(down, r, _CMP_EQ_OQ));
-  const __m256 taken = _mm256_and_ps(_mm256_cmp_ps(a, splat(K::kBound), _CMP_LT_OQ),
-                                     _mm256_or_ps(clear, _mm256_cmp_ps(a, splat(K::kIdentity),
-                                                                       _CMP_LT_OQ)));
+  const __m256 clear =
+      _mm256_and_ps(_mm256_cmp_ps(up, r, _CMP_EQ_OQ), _mm256_cmp_ps(down, r, _CMP_EQ_OQ));
+  const __m256 taken =
+      _mm256_and_ps(_mm256_cmp_ps(a, splat(K::kBound), _CMP_LT_OQ),
+                    _mm256_or_ps(clear, _mm256_cmp_ps(a, splat(K::kIdentity), _CMP_LT_OQ)));
   y = _mm256_xor_ps(r, _mm256_and_ps(sign, x));  // x's sign (r = a below 2^-25)
   return _mm256_movemask_ps(taken) == 0xFF;
 }

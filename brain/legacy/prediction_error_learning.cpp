@@ -66,8 +66,9 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
     const float delta = avg_error > 0.1 ? static_cast<float>(error_strength)
                                         : -static_cast<float>(0.1 * (1.0 - avg_error));
     boxes_.push_back({{std::max<int64_t>(0, x - sp), std::min(R0, x + sp + 1)},
-                     {std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)},
-                     {std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)}, delta});
+                      {std::max<int64_t>(0, y - sp), std::min(R1, y + sp + 1)},
+                      {std::max<int64_t>(0, z - sp), std::min(R2, z + sp + 1)},
+                      delta});
   }
   float* ef = error_field.data_ptr<float>();
   for (const ErrorBox& b : boxes_)
@@ -75,8 +76,7 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
       for (int64_t y = b.ys.first; y < b.ys.second; ++y)
         for (int64_t z = b.zs.first; z < b.zs.second; ++z) {
           const int64_t v = (x * R1 + y) * R2 + z;
-          if (live_voxels_[static_cast<size_t>(v)] == 0)
-            std::fill_n(ef + v * C, C, 0.0f);
+          if (live_voxels_[static_cast<size_t>(v)] == 0) std::fill_n(ef + v * C, C, 0.0f);
           live_voxels_[static_cast<size_t>(v)] = 1;
         }
   for (const ErrorBox& b : boxes_) add_to_box(error_field, b.xs, b.ys, b.zs, b.delta);
@@ -89,8 +89,7 @@ PredictionErrorLearning::ErrorField PredictionErrorLearning::error_to_field(
   ErrorField out;
   out.field = error_field;
   const float add = static_cast<float>(global_error * 0.05);
-  const AbsStats st =
-      add_and_abs_stats(ef, add, error_field.numel(), C, live_voxels_.data());
+  const AbsStats st = add_and_abs_stats(ef, add, error_field.numel(), C, live_voxels_.data());
   out.mean_abs = st.sum / static_cast<float>(error_field.numel());
   out.max_abs = st.has_nan ? std::numeric_limits<double>::quiet_NaN() : st.max;
   return out;

@@ -245,9 +245,10 @@ TEST_CASE("200 fast cycles of four robots are bit-identical to the stored fixtur
 // R = 20: every row of the fused passes ends in a partial vector (4 of 16 or of 8 lanes), read
 // and written with masked loads and stores (brain/ops/cpu/vector_pieces.h). Pinned with the
 // tails the passes took before those (at::vec's partial loadu and store, through a buffer).
-TEST_CASE("200 fast cycles of one robot at a resolution with vector tails are bit-identical to "
-          "the stored fixture",
-          "[brain][fixture]") {
+TEST_CASE(
+    "200 fast cycles of one robot at a resolution with vector tails are bit-identical to "
+    "the stored fixture",
+    "[brain][fixture]") {
   check_against_fixture("fast", 1, 20);
 }
 

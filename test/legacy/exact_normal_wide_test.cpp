@@ -14,9 +14,10 @@
 // named, not anonymous: the suite is built as unity batches
 namespace exact_normal_wide_test {
 
-TEST_CASE("The sixteen-lane Box-Muller transform gives the eight-lane one's floats for every "
-          "uniform",
-          "[legacy][exact]") {
+TEST_CASE(
+    "The sixteen-lane Box-Muller transform gives the eight-lane one's floats for every "
+    "uniform",
+    "[legacy][exact]") {
   std::vector<float> probe(32, 0.5f);
   if (!fieldbrain::legacy::exact_box_muller(probe.data(), 32, 0.0f, 1.0f, true))
     FIELDBRAIN_SKIP("no AVX-512F (or no AVX2 + FMA) here: the fill takes eight lanes only");
@@ -43,8 +44,8 @@ TEST_CASE("The sixteen-lane Box-Muller transform gives the eight-lane one's floa
       if (std::memcmp(narrow.data(), wide.data(), sizeof(float) * in.size()) != 0) {
         size_t i = 0;
         while (std::memcmp(&narrow[i], &wide[i], sizeof(float)) == 0) ++i;
-        FAIL("uniforms from " << k0 << ", mean " << mean << ", std " << std << ": input "
-                              << in[i] << " at " << i << " gives " << narrow[i] << " (eight lanes) and "
+        FAIL("uniforms from " << k0 << ", mean " << mean << ", std " << std << ": input " << in[i]
+                              << " at " << i << " gives " << narrow[i] << " (eight lanes) and "
                               << wide[i] << " (sixteen)");
       }
       CHECK(narrow != in);  // the transform ran

@@ -14,6 +14,7 @@
 #include "brain/legacy/exact_tanh_simd.h"
 #include "test/support/catch.h"
 #include "test/support/skip.h"
+#include "test/support/tanh_lanes.h"
 #include "test/support/test_seed.h"
 
 // named, not anonymous: the suite is built as unity batches
@@ -25,34 +26,17 @@ bool cpu_has_both() {
          __builtin_cpu_supports("avx512f");
 }
 
-// n (a multiple of 8) values through tanh8, eight at a time
-__attribute__((target("avx2,fma"))) void eight_lanes(float* x, size_t n) {
-  for (size_t i = 0; i < n; i += 8)
-    _mm256_storeu_ps(x + i, fieldbrain::legacy::exact_tanh_detail::tanh8(_mm256_loadu_ps(x + i)));
-}
-
-// n (a multiple of 16) values through tanh16, sixteen at a time
-__attribute__((target("avx512f"))) void sixteen_lanes(float* x, size_t n) {
-  for (size_t i = 0; i < n; i += 16)
-    _mm512_storeu_ps(x + i,
-                     fieldbrain::legacy::exact_tanh_wide_detail::tanh16(_mm512_loadu_ps(x + i)));
-}
-
 // the first index where the two walks' bits differ, or -1
 int64_t first_difference(const std::vector<float>& in) {
   std::vector<float> a = in, b = in;
-  eight_lanes(a.data(), a.size());
-  sixteen_lanes(b.data(), b.size());
+  fieldbrain::test::tanh_eight_lanes(a.data(), a.size());
+  fieldbrain::test::tanh_sixteen_lanes(b.data(), b.size());
   for (size_t i = 0; i < in.size(); ++i)
     if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<int64_t>(i);
   return -1;
 }
 
-float from_bits(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-}
+using fieldbrain::test::float_from_bits;
 #endif
 
 TEST_CASE(
@@ -66,7 +50,7 @@ TEST_CASE(
   int64_t checked = 0;
   for (uint64_t base = 0; base < (uint64_t{1} << 32); base += 17 * block.size()) {
     for (size_t i = 0; i < block.size(); ++i)
-      block[i] = from_bits(static_cast<uint32_t>(base + 17 * i));
+      block[i] = float_from_bits(static_cast<uint32_t>(base + 17 * i));
     const int64_t at = first_difference(block);
     INFO("block from bit pattern " << base << ", index " << at);
     REQUIRE(at == -1);
@@ -97,8 +81,8 @@ TEST_CASE("The sixteen-lane tanh of small values beside larger ones gives the sh
       for (int k = 0; k < 8; ++k) in.push_back(k == 3 ? 0.5f : larger(rng));
   };
   for (uint32_t b = 0; b < top; b += 61) {
-    push_small(from_bits(b));
-    push_small(-from_bits(b));
+    push_small(float_from_bits(b));
+    push_small(-float_from_bits(b));
   }
   for (int i = 0; i < 2000000; ++i) push_small(field(rng));
   while (in.size() % 16 != 0) in.push_back(0.0f);
@@ -128,7 +112,7 @@ TEST_CASE("The in-place exact tanh gives the eight-lane tanh's floats for every 
       // the reference: the same values in a buffer padded to whole vectors of eight
       std::vector<float> expected(pool.begin() + offset, pool.begin() + offset + n);
       expected.resize(static_cast<size_t>((n + 7) / 8 * 8), 0.0f);
-      eight_lanes(expected.data(), expected.size());
+      fieldbrain::test::tanh_eight_lanes(expected.data(), expected.size());
       INFO("offset " << offset << ", length " << n);
       CHECK(std::memcmp(ours.data() + offset, expected.data(), sizeof(float) * n) == 0);
       // nothing outside the range written

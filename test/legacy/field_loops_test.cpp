@@ -169,9 +169,8 @@ TEST_CASE("The fused reductions equal the ATen means, variance and cosine bit fo
     for (int64_t v = 0; v < V; v += 7) live[static_cast<size_t>(v)] = 1;
     torch::Tensor keep = torch::zeros({V, 1});
     for (int64_t v = 0; v < V; ++v) keep[v][0] = live[static_cast<size_t>(v)] ? 1.0f : 0.0f;
-    torch::Tensor expected = torch::where(keep.reshape({R, R, R, 1}) > 0, field,
-                                          torch::zeros_like(field))
-                                 .add_(0.0123);
+    torch::Tensor expected =
+        torch::where(keep.reshape({R, R, R, 1}) > 0, field, torch::zeros_like(field)).add_(0.0123);
     const AbsStats masked = add_and_abs_stats(stale.data_ptr<float>(), static_cast<float>(0.0123),
                                               V * 64, 64, live.data());
     CHECK(torch::equal(stale, expected));

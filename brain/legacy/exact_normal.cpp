@@ -168,10 +168,10 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD void box_muller_16(float* data, __m256 mean, __m25
   _mm256_storeu_ps(data, _mm256_fmadd_ps(_mm256_mul_ps(radius, cos_v), std, mean));
 }
 
-// box_muller_16 on two blocks of 16 at once (b = a + 16), sixteen lanes wide (AVX-512F): lanes
-// 0-7 of each vector are block a's, 8-15 block b's; every operation is box_muller_16's (the same
-// IEEE lanewise operation, its all-ones/zero masks as AVX-512 mask registers), so each value is
-// box_muller_16's. Why: the transform is ~60 dependent operations per vector, many of them
+// box_muller_16 on two blocks of 16 at once (data[0..32)), sixteen lanes wide (AVX-512F): lanes
+// 0-7 of each vector are the first block's, 8-15 the second's; every operation is box_muller_16's
+// (the same IEEE lanewise operation, its all-ones/zero masks as AVX-512 mask registers), so each
+// value is box_muller_16's. Why: the transform is ~60 dependent operations per vector, many of them
 // masks and integer steps; twice the lanes per instruction halves what the front end carries.
 // test/legacy/exact_normal_wide_test.cpp holds it against box_muller_16 on every block.
 #define FIELDBRAIN_LEGACY_NORMAL_WIDE __attribute__((target("avx512f,fma")))
@@ -181,13 +181,14 @@ constexpr __mmask16 kAll16 = 0xFFFF;
 FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 bits16(uint32_t b) {
   return _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(b)));
 }
-// a[0..8) in lanes 0-7, b[0..8) in lanes 8-15 (b - 8 + 8 = b: masked, nothing else is read)
-FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 halves(const float* a, const float* b) {
-  return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(0x00FF, a), 0xFF00, b - 8);
+// p[0..8) in lanes 0-7 and p[16..24) in lanes 8-15 (lane k >= 8 of a load at p + 8 is
+// p[k + 8]; the masks read and write nothing else)
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 halves(const float* p) {
+  return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(0x00FF, p), 0xFF00, p + 8);
 }
-FIELDBRAIN_LEGACY_NORMAL_WIDE inline void store_halves(__m512 v, float* a, float* b) {
-  _mm512_mask_storeu_ps(a, 0x00FF, v);
-  _mm512_mask_storeu_ps(b - 8, 0xFF00, v);
+FIELDBRAIN_LEGACY_NORMAL_WIDE inline void store_halves(__m512 v, float* p) {
+  _mm512_mask_storeu_ps(p, 0x00FF, v);
+  _mm512_mask_storeu_ps(p + 8, 0xFF00, v);
 }
 FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 and16(__m512 a, uint32_t b) {
   return _mm512_castsi512_ps(
@@ -196,11 +197,11 @@ FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 and16(__m512 a, uint32_t b) {
 FIELDBRAIN_LEGACY_NORMAL_WIDE inline __m512 xor16(__m512 a, __m512 b) {
   return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
 }
-FIELDBRAIN_LEGACY_NORMAL_WIDE void box_muller_32(float* a, float* b, float mean_f, float std_f) {
+FIELDBRAIN_LEGACY_NORMAL_WIDE void box_muller_32(float* data, float mean_f, float std_f) {
   const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
   const __m512 mean = _mm512_set1_ps(mean_f), std = _mm512_set1_ps(std_f);
-  const __m512 u1 = _mm512_sub_ps(one, halves(a, b));
-  const __m512 theta = _mm512_mul_ps(bits16(0x40c90fdbu), halves(a + 8, b + 8));
+  const __m512 u1 = _mm512_sub_ps(one, halves(data));
+  const __m512 theta = _mm512_mul_ps(bits16(0x40c90fdbu), halves(data + 8));
   // log(u1)
   const __mmask16 invalid = _mm512_cmp_ps_mask(u1, _mm512_setzero_ps(), _CMP_LE_OS);
   __m512 x = _mm512_maskz_max_ps(kAll16, u1, bits16(0x00800000u));
@@ -264,8 +265,8 @@ FIELDBRAIN_LEGACY_NORMAL_WIDE void box_muller_32(float* a, float* b, float mean_
   yc = _mm512_sub_ps(yc, sin1);
   const __m512 sin_v = xor16(_mm512_add_ps(sin2, sin1), sign_sin);
   const __m512 cos_v = xor16(_mm512_add_ps(ys, yc), _mm512_castsi512_ps(sign_cos));
-  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, sin_v), std, mean), a + 8, b + 8);
-  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, cos_v), std, mean), a, b);
+  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, sin_v), std, mean), data + 8);
+  store_halves(_mm512_fmadd_ps(_mm512_mul_ps(radius, cos_v), std, mean), data);
 }
 
 bool wide_supported() {
@@ -284,7 +285,7 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD void fill_normals(at::mt19937_data_pod& pod, float
   const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(std);
   int64_t i = 0;
   if (wide_supported())
-    for (; i + 32 <= n; i += 32) box_muller_32(x + i, x + i + 16, mean, std);
+    for (; i + 32 <= n; i += 32) box_muller_32(x + i, mean, std);
   for (; i < n - 15; i += 16) box_muller_16(x + i, m, s);
   if (n % 16 != 0) {
     float* last = x + n - 16;
@@ -342,11 +343,11 @@ FIELDBRAIN_LEGACY_NORMAL_SIMD bool exact_box_muller(float* x, int64_t n, float m
 #if FIELDBRAIN_LEGACY_NORMAL_X86
   if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return false;
   if (wide && !exact_normal_detail::wide_supported()) return false;
+  const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(std);
   for (int64_t i = 0; i + 32 <= n; i += 32) {
     if (wide) {
-      exact_normal_detail::box_muller_32(x + i, x + i + 16, mean, std);
+      exact_normal_detail::box_muller_32(x + i, mean, std);
     } else {
-      const __m256 m = _mm256_set1_ps(mean), s = _mm256_set1_ps(std);
       exact_normal_detail::box_muller_16(x + i, m, s);
       exact_normal_detail::box_muller_16(x + i + 16, m, s);
     }

@@ -736,18 +736,20 @@ float attractor_to_shadow(const float* src, int16_t* dst, int64_t n) {
 // the bank's bytes: 1.7x the move's time for fewer bytes read (R = 32, eight slots).
 constexpr int64_t kSumGroup = 4;
 
-// sums[k] += the lanes of v[k] added in double in lane order, for k < count, side by side.
+// sums[j] += the lanes of v[j] added in double in lane order (lanes_in_double), the N sums
+// side by side.
 template <int64_t N>
-inline void add_lanes_in_double(const Vec (&v)[N], int64_t count, double* const (&sums)[N]) {
+inline void add_lanes_in_double(const Vec (&v)[N], double* sums) {
   float tmp[N][kW];
   double s[N] = {};
-  for (int64_t j = 0; j < count; ++j) v[j].store(tmp[j]);
+  for (int64_t j = 0; j < N; ++j) v[j].store(tmp[j]);
   for (int64_t k = 0; k < kW; ++k)
-    for (int64_t j = 0; j < count; ++j) s[j] += tmp[j][k];
-  for (int64_t j = 0; j < count; ++j) *sums[j] += s[j];
+    for (int64_t j = 0; j < N; ++j) s[j] += tmp[j][k];
+  for (int64_t j = 0; j < N; ++j) sums[j] += s[j];
 }
 
-// One run of `len` values of f against G slots' levels (q[j] already at the run).
+// One run of `len` values of f against G slots' levels (q[j] already at the run): sums[2j] +=
+// f.q_j, sums[2j + 1] += |q_j|^2.
 template <int64_t G>
 inline void attractor_sums_group(const float* f, const int16_t* const* q, int64_t len,
                                  double* sums) {
@@ -761,9 +763,7 @@ inline void attractor_sums_group(const float* f, const int16_t* const* q, int64_
       acc[2 * j + 1] = acc[2 * j + 1] + y * y;
     }
   });
-  double* targets[2 * G];
-  for (int64_t j = 0; j < 2 * G; ++j) targets[j] = sums + j;
-  add_lanes_in_double(acc, 2 * G, targets);
+  add_lanes_in_double(acc, sums);
 }
 
 void attractor_sums(const float* f, const int16_t* const* q, const float* scale, int64_t live,
@@ -783,11 +783,20 @@ void attractor_sums(const float* f, const int16_t* const* q, const float* scale,
       const int64_t g = std::min(kSumGroup, live - l0);
       for (int64_t j = 0; j < g; ++j) run_q[j] = q[l0 + j] + r0;
       double* group_sums = sums + 1 + 2 * l0;
+      static_assert(kSumGroup == 4, "one case per group size");
       switch (g) {
-        case 4: attractor_sums_group<4>(f + r0, run_q, len, group_sums); break;
-        case 3: attractor_sums_group<3>(f + r0, run_q, len, group_sums); break;
-        case 2: attractor_sums_group<2>(f + r0, run_q, len, group_sums); break;
-        default: attractor_sums_group<1>(f + r0, run_q, len, group_sums); break;
+        case 4:
+          attractor_sums_group<4>(f + r0, run_q, len, group_sums);
+          break;
+        case 3:
+          attractor_sums_group<3>(f + r0, run_q, len, group_sums);
+          break;
+        case 2:
+          attractor_sums_group<2>(f + r0, run_q, len, group_sums);
+          break;
+        default:
+          attractor_sums_group<1>(f + r0, run_q, len, group_sums);
+          break;
       }
     }
   }
@@ -845,15 +854,33 @@ void attractor_apply(float* out, const float* f, const int16_t* const* q, const 
   if (live == 0 && out == f) return;
   const bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec) == 0 && out != f;
   switch (live) {
-    case 1: apply_slots<1>(out, f, q, scale, coef, live, n, aligned); break;
-    case 2: apply_slots<2>(out, f, q, scale, coef, live, n, aligned); break;
-    case 3: apply_slots<3>(out, f, q, scale, coef, live, n, aligned); break;
-    case 4: apply_slots<4>(out, f, q, scale, coef, live, n, aligned); break;
-    case 5: apply_slots<5>(out, f, q, scale, coef, live, n, aligned); break;
-    case 6: apply_slots<6>(out, f, q, scale, coef, live, n, aligned); break;
-    case 7: apply_slots<7>(out, f, q, scale, coef, live, n, aligned); break;
-    case 8: apply_slots<8>(out, f, q, scale, coef, live, n, aligned); break;
-    default: apply_slots<0>(out, f, q, scale, coef, live, n, aligned); break;
+    case 1:
+      apply_slots<1>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 2:
+      apply_slots<2>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 3:
+      apply_slots<3>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 4:
+      apply_slots<4>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 5:
+      apply_slots<5>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 6:
+      apply_slots<6>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 7:
+      apply_slots<7>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    case 8:
+      apply_slots<8>(out, f, q, scale, coef, live, n, aligned);
+      break;
+    default:
+      apply_slots<0>(out, f, q, scale, coef, live, n, aligned);
+      break;
   }
 #if defined(__SSE2__)
   if (aligned) _mm_sfence();  // the stores are visible to whichever thread reads out next

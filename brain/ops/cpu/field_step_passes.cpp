@@ -7,17 +7,18 @@
 // dynamics channels and the per-channel intermediates X2 (halo 2), Aq (halo 1) and X3:
 //   X2 and Aq use padded planes of (R+2)^2 with a zero border, so the zero padding of the
 //   conv3d's of items 3-4 costs no branches; planes outside [0,R) stay all zero.
-#include "brain/ops/attractor_math.h"
 #include "brain/ops/cpu/field_step_passes.h"
-#include "brain/ops/cpu/vector_pieces.h"
-
-#include "brain/ops/philox.h"
 
 #include <ATen/cpu/vec/vec.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+
+#include "brain/ops/attractor_math.h"
+#include "brain/ops/cpu/vector_pieces.h"
+#include "brain/ops/philox.h"
 
 #ifndef FIELDBRAIN_ISA_NAMESPACE
 #error "compile with -DFIELDBRAIN_ISA_NAMESPACE=isa_<name>"
@@ -783,21 +784,12 @@ void attractor_sums(const float* f, const int16_t* const* q, const float* scale,
       const int64_t g = std::min(kSumGroup, live - l0);
       for (int64_t j = 0; j < g; ++j) run_q[j] = q[l0 + j] + r0;
       double* group_sums = sums + 1 + 2 * l0;
-      static_assert(kSumGroup == 4, "one case per group size");
-      switch (g) {
-        case 4:
-          attractor_sums_group<4>(f + r0, run_q, len, group_sums);
-          break;
-        case 3:
-          attractor_sums_group<3>(f + r0, run_q, len, group_sums);
-          break;
-        case 2:
-          attractor_sums_group<2>(f + r0, run_q, len, group_sums);
-          break;
-        default:
-          attractor_sums_group<1>(f + r0, run_q, len, group_sums);
-          break;
-      }
+      // (the group's size a template argument: its chains unrolled, held in registers)
+      constexpr void (*kGroups[])(const float*, const int16_t* const*, int64_t, double*) = {
+          &attractor_sums_group<1>, &attractor_sums_group<2>, &attractor_sums_group<3>,
+          &attractor_sums_group<4>};
+      static_assert(static_cast<int64_t>(std::size(kGroups)) == kSumGroup, "a walk per group size");
+      kGroups[g - 1](f + r0, run_q, len, group_sums);
     }
   }
   for (int64_t l = 0; l < live; ++l) {
@@ -853,35 +845,13 @@ void attractor_apply(float* out, const float* f, const int16_t* const* q, const 
                      const float* coef, int64_t live, int64_t n) {
   if (live == 0 && out == f) return;
   const bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec) == 0 && out != f;
-  switch (live) {
-    case 1:
-      apply_slots<1>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 2:
-      apply_slots<2>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 3:
-      apply_slots<3>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 4:
-      apply_slots<4>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 5:
-      apply_slots<5>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 6:
-      apply_slots<6>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 7:
-      apply_slots<7>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    case 8:
-      apply_slots<8>(out, f, q, scale, coef, live, n, aligned);
-      break;
-    default:
-      apply_slots<0>(out, f, q, scale, coef, live, n, aligned);
-      break;
-  }
+  // the walk for `live` slots known when compiled (1-8), else the one that counts them
+  constexpr void (*kWalks[])(float*, const float*, const int16_t* const*, const float*,
+                             const float*, int64_t, int64_t, bool) = {
+      &apply_slots<0>, &apply_slots<1>, &apply_slots<2>, &apply_slots<3>, &apply_slots<4>,
+      &apply_slots<5>, &apply_slots<6>, &apply_slots<7>, &apply_slots<8>};
+  const int64_t walk = live < static_cast<int64_t>(std::size(kWalks)) ? live : 0;
+  kWalks[walk](out, f, q, scale, coef, live, n, aligned);
 #if defined(__SSE2__)
   if (aligned) _mm_sfence();  // the stores are visible to whichever thread reads out next
 #endif

@@ -35,11 +35,27 @@ FusedCycle::FusedCycle(FieldBrainImpl& brain) : Cycle(brain) {
 }
 
 void FusedCycle::refresh_attractor_shadow() {
-  const torch::Tensor& bank = parts().attractors->bank;
+  RewardAttractorsImpl& attractors = *parts().attractors;
+  const torch::Tensor& bank = attractors.bank;
+  // The view's rows [first, first + B) of the bank's storage, which holds `rows` robots.
+  const int64_t row_numel = bank.stride(0);
+  const int64_t first = bank.storage_offset() / row_numel;
+  const auto rows = static_cast<size_t>(
+      static_cast<int64_t>(bank.storage().nbytes()) / (row_numel * bank.element_size()));
   // An inference tensor has no version counter: rebuilt every cycle then (never in fieldbrain).
   const int64_t version = bank.is_inference() ? -2 : static_cast<int64_t>(bank._version());
-  if (version >= 0 && version == bank_version_ && bank.data_ptr() == bank_data_) return;
-  parts().attractors->rebuild_shadow(attractor_shadow_, attractor_shadow_scale_);
+  const void* storage = bank.storage().data_ptr().get();
+  if (version < 0 || version != bank_version_ || storage != bank_storage_ ||
+      shadow_fresh_.size() != rows) {
+    shadow_fresh_.assign(rows, 0);  // no allocation once sized
+    bank_storage_ = storage;
+  }
+  for (int64_t b = 0; b < batch(); ++b) {
+    uint8_t& fresh = shadow_fresh_[first + b];
+    if (fresh) continue;
+    attractors.rebuild_shadow(b, attractor_shadow_, attractor_shadow_scale_);
+    fresh = 1;
+  }
 }
 
 void FusedCycle::run(const CycleContext& ctx) {
@@ -63,10 +79,10 @@ void FusedCycle::run(const CycleContext& ctx) {
   } else {
     device_cycle(ctx);
   }
-  // The bank as the pull left it: the shadow matches it until someone else writes it.
+  // The bank as the pull left it: the view's shadow rows match it (refreshed above, then stored
+  // to by the pull), and the others' as before, until someone else writes it.
   const torch::Tensor& bank = p.attractors->bank;
   bank_version_ = bank.is_inference() ? -2 : static_cast<int64_t>(bank._version());
-  bank_data_ = bank.data_ptr();
 }
 
 void FusedCycle::device_cycle(const CycleContext& ctx) {

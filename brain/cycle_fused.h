@@ -3,6 +3,9 @@
 // cycle (brain/cycle_reference.h) within 1e-4, no tensor created in steady state.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "brain/cycle.h"
 #include "brain/cycle_graph.h"
 #include "brain/field_dynamics_fused.h"
@@ -23,7 +26,8 @@ class FusedCycle : public Cycle {
   int64_t graph_replays() const override { return graph_.replays(); }
 
  private:
-  // Rebuilds attractor_shadow_ when the bank changed outside the pull since the last cycle.
+  // Rebuilds the shadow of each robot in the view whose bank rows may have changed outside the
+  // pull since that robot's shadow was last made.
   void refresh_attractor_shadow();
   // The launches alone, host-free: what graph_ records once on CUDA and replays.
   void device_cycle(const CycleContext& ctx);
@@ -42,11 +46,18 @@ class FusedCycle : public Cycle {
   // [B,A,64] float (brain/ops/attractor_pull.h): what the pull reads, half the bank's bytes.
   // Derived state, not saved: rebuilt from the bank's live slots whenever the bank was written
   // by anything but the pull (a load, a row move, a test), which the bank's version counter
-  // tells (bank_version_, -1: never built).
+  // tells (bank_version_, -1: never built). The counter is the whole storage's, the view's
+  // rows are not: a brain group views other rows between cycles (a tick of other robots, a
+  // telemetry read-out, a save) without writing, so freshness is kept per storage row.
+  // shadow_fresh_[row]: that row's shadow matches its bank (made or stored by a cycle since the
+  // last outside write). An outside write, to whichever row, makes every row stale; a stale row
+  // is rebuilt when a cycle next views it. Rebuilding on every change of view cost a two-robot
+  // server 16-30% of its worker (docs/cycle.md).
   torch::Tensor attractor_shadow_;
   torch::Tensor attractor_shadow_scale_;
   int64_t bank_version_ = -1;
-  const void* bank_data_ = nullptr;
+  const void* bank_storage_ = nullptr;
+  std::vector<uint8_t> shadow_fresh_;
   CycleGraph graph_;
 };
 

@@ -80,24 +80,22 @@ void RewardAttractorsImpl::store_and_pull_planned(torch::Tensor& field,
 // the bits a store gives (test/brain/attractor_shadow_test.cpp: a loaded brain, whose shadow
 // is rebuilt, pulls exactly as the brain that stored its slots; test/ops holds the kernels'
 // stores to the same rule).
-void RewardAttractorsImpl::rebuild_shadow(torch::Tensor& shadow,
+void RewardAttractorsImpl::rebuild_shadow(int64_t b, torch::Tensor& shadow,
                                           torch::Tensor& shadow_scale) const {
   torch::NoGradGuard no_grad;
   const int64_t A = options.capacity();
   const int64_t* ok = valid.data_ptr<int64_t>();
   const float top = ops::kAttractorShadowMax, levels = ops::kAttractorShadowLevels;
-  for (int64_t b = 0; b < options.batch(); ++b) {
-    for (int64_t j = 0; j < A; ++j) {
-      if (!ok[b * A + j]) continue;
-      const torch::Tensor y = bank[b][j].nan_to_num(0.0, top, -top).clamp(-top, top);
-      const torch::Tensor m = y.abs().amax({1, 2, 3});
-      const torch::Tensor some = m > 0;
-      const torch::Tensor zero = torch::zeros_like(m);
-      const torch::Tensor inverse = torch::where(some, torch::full_like(m, levels).div(m), zero);
-      shadow_scale[b][j].copy_(torch::where(some, m.div(levels), zero));
-      shadow[b][j].copy_(
-          y.mul(inverse.view({64, 1, 1, 1})).round().clamp(-levels, levels).to(torch::kShort));
-    }
+  for (int64_t j = 0; j < A; ++j) {
+    if (!ok[b * A + j]) continue;
+    const torch::Tensor y = bank[b][j].nan_to_num(0.0, top, -top).clamp(-top, top);
+    const torch::Tensor m = y.abs().amax({1, 2, 3});
+    const torch::Tensor some = m > 0;
+    const torch::Tensor zero = torch::zeros_like(m);
+    const torch::Tensor inverse = torch::where(some, torch::full_like(m, levels).div(m), zero);
+    shadow_scale[b][j].copy_(torch::where(some, m.div(levels), zero));
+    shadow[b][j].copy_(
+        y.mul(inverse.view({64, 1, 1, 1})).round().clamp(-levels, levels).to(torch::kShort));
   }
 }
 

@@ -51,10 +51,10 @@ class RewardAttractorsImpl : public BrainModule {
                               torch::Tensor& shadow, torch::Tensor& shadow_scale,
                               const torch::Tensor& weights, const torch::Tensor& source,
                               const torch::Tensor& slot);
-  // shadow[b, j], shadow_scale[b, j] = the bank's slot by that rule for every live slot: after
-  // the bank was set from outside (a load, a row move). Dead slots are left as they are: a
-  // store rewrites a slot and its shadow whole before it pulls.
-  void rebuild_shadow(torch::Tensor& shadow, torch::Tensor& shadow_scale) const;
+  // shadow[b, j], shadow_scale[b, j] = the bank's slot by that rule for every live slot of
+  // robot b: after the bank was set from outside (a load, a row move). Dead slots are left as
+  // they are: a store rewrites a slot and its shadow whole before it pulls.
+  void rebuild_shadow(int64_t b, torch::Tensor& shadow, torch::Tensor& shadow_scale) const;
 
   // Step 6's bookkeeping for robot b (shared by record and plan): when |r| > 0.1, the next slot
   // gets strength |r|, valence sign(r), age 0 and is valid; returns that slot, or -1.

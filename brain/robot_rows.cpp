@@ -17,10 +17,21 @@ bool set_module_batch(torch::nn::Module& m, int64_t batch) {
 }
 
 // Rows [begin, end) of `full` (a tensor with the robot on dimension 0) as `live`'s new extent.
+// Metadata only, on the tensor's own TensorImpl: Tensor::set_ is an in-place operation to
+// autograd and bumps the version counter the storage's views share, which the fast cycle reads
+// as "the attractor bank was written from outside" (brain/cycle_fused.h) and answered with a
+// rebuild of the bank's shadow on every change of view.
 void point_at_rows(torch::Tensor& live, const torch::Tensor& full, int64_t begin, int64_t end) {
   std::vector<int64_t> sizes = full.sizes().vec();
   sizes[0] = end - begin;
-  live.set_(full.storage(), full.storage_offset() + begin * full.stride(0), sizes, full.strides());
+  const int64_t offset = full.storage_offset() + begin * full.stride(0);
+  c10::TensorImpl* impl = live.unsafeGetTensorImpl();
+  if (live.storage().is_alias_of(full.storage()) && impl->allow_tensor_metadata_change()) {
+    impl->set_sizes_and_strides(sizes, full.strides());
+    impl->set_storage_offset(offset);
+    return;
+  }
+  live.set_(full.storage(), offset, sizes, full.strides());
 }
 
 }  // namespace

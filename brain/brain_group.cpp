@@ -1,5 +1,6 @@
 #include "brain/brain_group.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -91,8 +92,16 @@ void BrainGroupImpl::grow() {
   reward_ = torch::zeros({cap});
 }
 
-void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
+int64_t BrainGroupImpl::arrange(const std::vector<Row>& rows) {
   const auto k = static_cast<int64_t>(rows.size());
+  // Distinct rows (step_into checked) whose positions span k places are one range already.
+  int64_t lowest = capacity(), highest = -1;
+  for (Row r : rows) {
+    const int64_t p = position_.at(r);
+    lowest = std::min(lowest, p);
+    highest = std::max(highest, p);
+  }
+  if (highest - lowest + 1 == k) return lowest;
   // Prefix positions not wanted this tick, and wanted robots outside the prefix: pair them.
   std::vector<bool> wanted(k, false);
   std::vector<int64_t> outside;
@@ -117,6 +126,7 @@ void BrainGroupImpl::arrange(const std::vector<Row>& rows) {
     }
     wanted[hole] = true;
   }
+  return 0;
 }
 
 void BrainGroupImpl::view(int64_t begin, int64_t end) {
@@ -158,24 +168,24 @@ void BrainGroupImpl::step_into(const std::vector<Row>& rows, const torch::Tensor
         "BrainGroup::step_into: motors must be a contiguous float32 CPU tensor [{}, {}]", k, M));
   }
 
-  arrange(rows);
-  // Inputs into position order (the prefix [0, k)); the motors come back in it.
+  const int64_t begin = arrange(rows);
+  // Inputs into position order (the range [begin, begin + k)); the motors come back in it.
   order_.resize(rows.size());
   bool identity = true;
   float* sp = sensors_.data_ptr<float>();
   float* rp = reward_.data_ptr<float>();
   for (int64_t i = 0; i < k; ++i) {
-    const int64_t p = position_.at(rows[i]);
+    const int64_t p = position_.at(rows[i]) - begin;
     order_[i] = p;
     identity = identity && p == i;
     std::memcpy(sp + p * S, s.data_ptr<float>() + i * S, sizeof(float) * S);
     rp[p] = r.data_ptr<float>()[i];
   }
-  view(0, k);
+  view(begin, begin + k);
   brain_->run_cycle(sensors_.slice(0, 0, k), reward_.slice(0, 0, k), motors);
   if (identity) return;
   // Row i must hold position order_[i]'s motors; order_ is a permutation of [0, k) (the
-  // stepped robots fill the prefix), so the rows are permuted in place by swaps: row i takes
+  // stepped robots fill the range), so the rows are permuted in place by swaps: row i takes
   // the row where position order_[i]'s motors are now (positions before i have been swapped
   // away along order_). No scratch, so a tick in another order allocates nothing either.
   float* out = motors.data_ptr<float>();

@@ -5,13 +5,14 @@
 // loaded from its save: one copy of its state when it joins) and keeps a stable Row handle until
 // it releases it. Capacity doubles when every row is taken (the robots' states move once).
 //
-// A tick steps any set of rows. The rows being stepped are kept as the contiguous prefix
-// [0, k) of the batch and the cycle runs on views of every buffer narrowed to that prefix
-// (brain/robot_rows.h): when the set of ready robots is the one of the previous tick, nothing
-// moves and no robot state is copied. When it changes, only the misplaced robots are moved
-// into the prefix: into a free row (one row copy) or swapped with a robot that is not ready
-// (two), counted by row_copies(). The robots outside the
-// prefix are not touched at all, so a robot's trajectory is bit-identical to the same robot
+// A tick steps any set of rows. The cycle runs on views of every buffer narrowed to one
+// contiguous range of positions (brain/robot_rows.h): when the ready robots' positions are
+// already one range (the set of the previous tick, any single robot, neighbours), that range
+// is stepped in place and no robot state moves. Otherwise the misplaced robots are moved into
+// the prefix [0, k): into a free row (one row copy) or swapped with a robot that is not ready
+// (two), counted by row_copies(). Two robots whose frames arrive one at a time therefore
+// cycle where they are instead of swapping rows every tick. The robots outside the
+// stepped range are not touched at all, so a robot's trajectory is bit-identical to the same robot
 // stepped alone, whoever else is in the group and whenever they join or leave.
 //
 // Per-row read-outs (telemetry, field_slice, archive_contents, save, load) view that single
@@ -76,7 +77,7 @@ class BrainGroupImpl : public torch::nn::Module {
   int64_t size() const;      // claimed rows
   int64_t capacity() const;  // rows allocated
   const BrainConfig& config() const { return config_; }
-  // Robot states copied so far by joining, swapping into the prefix and growing (one per
+  // Robot states copied so far by joining, moving into the prefix and growing (one per
   // robot moved): a steady tick adds none.
   int64_t row_copies() const;
 
@@ -87,8 +88,10 @@ class BrainGroupImpl : public torch::nn::Module {
   int64_t position(Row row) const;
   int64_t free_position();
   void grow();
-  // Brings the positions of `rows` into the prefix [0, k), swapping only misplaced robots.
-  void arrange(const std::vector<Row>& rows);
+  // The first position of a contiguous range holding `rows`: where they already are when their
+  // positions are one range, else 0 after bringing them into the prefix [0, k), swapping only
+  // misplaced robots.
+  int64_t arrange(const std::vector<Row>& rows);
   // The brain views positions [begin, end) with their keys.
   void view(int64_t begin, int64_t end);
 

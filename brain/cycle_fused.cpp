@@ -75,7 +75,9 @@ void FusedCycle::run(const CycleContext& ctx) {
   for (BrainModule* m : modules()) m->advance_host(ctx);
   stages().mark("inputs");
   if (device().is_cuda()) {
-    graph_.run(B, [&] { device_cycle(ctx); });
+    // The view's first row of the field's storage (a BrainGroup steps rows in place).
+    const torch::Tensor& F = field();
+    graph_.run(F.storage_offset() / F.stride(0), B, [&] { device_cycle(ctx); });
   } else {
     device_cycle(ctx);
   }

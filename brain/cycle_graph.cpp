@@ -15,7 +15,7 @@ namespace fieldbrain {
 
 #ifdef FIELDBRAIN_WITH_CUDA
 struct CycleGraph::Graphs {
-  std::map<int64_t, std::unique_ptr<at::cuda::CUDAGraph>> by_batch;
+  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<at::cuda::CUDAGraph>> by_view;
 };
 #else
 struct CycleGraph::Graphs {};
@@ -38,14 +38,15 @@ void CycleGraph::reset() {
   warm_.clear();
 }
 
-void CycleGraph::run(int64_t batch, const std::function<void()>& device_part) {
-  if (failed_ || !enabled() || warm_[batch] < kWarmCycles) {
-    ++warm_[batch];
+void CycleGraph::run(int64_t first, int64_t batch, const std::function<void()>& device_part) {
+  const View view{first, batch};
+  if (failed_ || !enabled() || warm_[view] < kWarmCycles) {
+    ++warm_[view];
     device_part();
     return;
   }
 #ifdef FIELDBRAIN_WITH_CUDA
-  auto& graph = graphs_->by_batch[batch];
+  auto& graph = graphs_->by_view[view];
   if (!graph) {
     auto fresh = std::make_unique<at::cuda::CUDAGraph>();
     // Capture needs a stream other than the default one; it records, it does not run.

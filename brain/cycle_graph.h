@@ -7,9 +7,10 @@
 // replays any later cycle of the same batch exactly. The host part (filling the tables, ring
 // counts, the motors' copy to the host) runs outside, every cycle.
 //
-// One graph per batch size (a BrainGroup steps a prefix of its rows, so the batch varies);
-// graphs hold raw device pointers, so reset() must be called whenever a buffer is reallocated
-// (BrainGroup's growth). The first kWarmCycles cycles of a batch run eagerly (lazy
+// One graph per view of the rows: its first row and its batch size (a BrainGroup steps any
+// contiguous range of its rows in place, so both vary, and a graph holds the raw device
+// pointers of the rows it was captured on); reset() must be called whenever a buffer is
+// reallocated (BrainGroup's growth). The first kWarmCycles cycles of a view run eagerly (lazy
 // initialisations must not happen inside a capture). A capture that fails (an operator that
 // syncs or is not capturable) is logged once and the brain stays eager: slower, never wrong.
 //
@@ -21,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace fieldbrain {
 
@@ -33,9 +35,10 @@ class CycleGraph {
   CycleGraph(const CycleGraph&) = delete;
   CycleGraph& operator=(const CycleGraph&) = delete;
 
-  // Runs `device_part` for a batch of `batch` robots on a CUDA device: eagerly while warming up
-  // or when capture is off, else by replaying the batch's graph (capturing it first).
-  void run(int64_t batch, const std::function<void()>& device_part);
+  // Runs `device_part` for the robots in rows [first, first + batch) of the brain's storage on a
+  // CUDA device: eagerly while warming up or when capture is off, else by replaying that view's
+  // graph (capturing it first).
+  void run(int64_t first, int64_t batch, const std::function<void()>& device_part);
   // Forgets every graph (buffers moved) and starts warming up again.
   void reset();
   // Whether this build and environment capture graphs at all.
@@ -46,7 +49,8 @@ class CycleGraph {
  private:
   struct Graphs;
   std::unique_ptr<Graphs> graphs_;
-  std::map<int64_t, int> warm_;  // eager cycles run per batch size
+  using View = std::pair<int64_t, int64_t>;  // (first row, batch)
+  std::map<View, int> warm_;                 // eager cycles run per view
   bool failed_ = false;          // a capture failed: stay eager
   int64_t replays_ = 0;
 };

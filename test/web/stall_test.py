@@ -11,6 +11,8 @@ nothing else. Against no browser at all the ratio measured that work too, which 
 machine also running another LibTorch process (spinning OpenMP workers) cost the R = 8 robots
 20-40% whether the browser read or not (measured with a reading client in place of the stalled
 one: median 0.80, rounds 0.62-0.95), and failed this test for a reason it does not name.
+(Most of that work was the brain rebuilding its attractor shadow after each telemetry read-out,
+since removed: docs/cycle.md "What a reward costs".)
 
     stall_test.py --bin build/bin --out build/test-output/web-stall
 """

@@ -172,6 +172,32 @@ TEST_CASE("Robots whose rows already form one range cycle in place, one at a tim
   for (Twin* t : {&a, &b, &c}) check_same_state(*group, *t);
 }
 
+TEST_CASE("Reading one robot of a group writes nothing: its state keeps its version counter",
+          "[brain][group]") {
+  // A read-out views the robot's row (brain/robot_rows.h) by moving the buffers' metadata; it
+  // must not count as a write, or the fast cycle takes it for an outside write of the
+  // attractor bank and rebuilds every robot's shadow (docs/cycle.md "What a reward costs").
+  at::set_num_threads(1);
+  auto config = small_config();
+  config.field_step = "fast";
+  BrainGroup group(config, 4);
+  const std::vector<uint64_t> keys{91, 92, 93};
+  std::vector<BrainGroupImpl::Row> rows;
+  for (uint64_t k : keys) rows.push_back(group->claim(k));
+  for (int64_t i = 0; i < 4; ++i) {
+    group->step(rows, test_sensors(i, keys, config.sensory_dim), test_reward(i, keys));
+  }
+  const auto version = group->field(rows[0])._version();
+  group->telemetry(rows[1]);
+  group->field_slice(rows[2], 3, 1);
+  group->archive_contents(rows[1]);
+  CHECK(group->field(rows[0])._version() == version);
+  // The counter does see a write through the same tensors (the fused operators write through
+  // their outputs' pointers and bump nothing, so the control is an in-place ATen write).
+  group->field(rows[0]).mul_(1.0f);
+  CHECK(group->field(rows[0])._version() > version);
+}
+
 TEST_CASE("Rows are claimed, released and reused; a fresh row is a fresh brain of its key",
           "[brain][group]") {
   const auto config = small_config();

@@ -7,11 +7,12 @@
 // RobotRows is what that rule buys: a brain's whole state can be *viewed* as any contiguous
 // range of robots [begin, end) without copying anything. Every buffer's TensorImpl is re-pointed
 // (its sizes and storage offset: a view is not a write, robot_rows.cpp) at rows [begin, end) of
-// its full-capacity storage, so module members and the
-// registered buffers (which share TensorImpls) all see the view, and every module is told the
-// batch end - begin. What to re-point and tell comes from the modules (brain/brain_module.h):
-// their buffers, their registered scratch, set_batch, and which buffers hold live slots. BrainGroup (brain/brain_group.h) steps a contiguous range of rows and reads single
-// rows this way; it also moves whole robots between rows with copy_row/swap_rows.
+// its full-capacity storage, so module members and the registered buffers (which share
+// TensorImpls) all see the view, and every module is told the batch end - begin. What to
+// re-point and tell comes from the modules (brain/brain_module.h): their buffers, their
+// registered scratch, set_batch, and which buffers hold live slots. BrainGroup
+// (brain/brain_group.h) steps a contiguous range of rows and reads single rows this way; it
+// also moves whole robots between rows with copy_row/swap_rows.
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include "brain/brain_group.h"
 #include "brain/field_brain.h"
 #include "test/brain/brain_state.h"
+#include "test/brain/group_twins.h"
 
 namespace fieldbrain::test {
 namespace {
@@ -121,54 +122,29 @@ TEST_CASE("In a brain group, a robot whose save is loaded while others cycle pul
   // view of the first cycle after the write would leave 72's stale and change its pull.
   at::set_num_threads(1);
   const auto config = fast_config();
-  const std::vector<uint64_t> keys{71, 72, 73};
   const int64_t S = config.sensory_dim;
   BrainGroup group(config, 4);
-  std::vector<BrainGroupImpl::Row> rows;
-  std::vector<FieldBrain> alone;
-  std::vector<int64_t> cycles(keys.size(), 0);
-  for (uint64_t k : keys) {
-    rows.push_back(group->claim(k));
-    alone.push_back(make_brain(config, {k}));
-  }
-  auto tick = [&](const std::vector<size_t>& which) {
-    std::vector<BrainGroupImpl::Row> ready;
-    auto sensors = torch::empty({static_cast<int64_t>(which.size()), S});
-    auto reward = torch::empty({static_cast<int64_t>(which.size())});
-    for (size_t i = 0; i < which.size(); ++i) {
-      const size_t r = which[i];
-      ready.push_back(rows[r]);
-      sensors[i].copy_(test_sensors(cycles[r], {keys[r]}, S)[0]);
-      reward[i].copy_(test_reward(cycles[r], {keys[r]})[0]);
-    }
-    const auto motors = group->step(ready, sensors, reward);
-    for (size_t i = 0; i < which.size(); ++i) {
-      const size_t r = which[i];
-      const auto m = alone[r]->step(sensors.slice(0, i, i + 1), reward.slice(0, i, i + 1));
-      INFO("robot " << keys[r] << " cycle " << cycles[r]);
-      REQUIRE(torch::equal(motors.slice(0, i, i + 1), m));
-      ++cycles[r];
-    }
-  };
+  Twin a = join_twin(*group, config, 71), b = join_twin(*group, config, 72),
+       c = join_twin(*group, config, 73);
   const auto path = temp_path("shadow_group_load.pt");
   // Robot 72 stores at cycles 1, 8, 15, 22 and 29 (test_reward) into 4 slots: by cycle 32 its
   // slot 0 holds cycle 29's field, in its save after 10 cycles cycle 1's.
   for (int64_t i = 0; i < 32; ++i) {
-    tick({0, 1, 2});
-    if (i == 9) alone[1]->save(path);
+    tick(*group, {&a, &b, &c}, S);
+    if (i == 9) b.alone->save(path);
   }
-  REQUIRE(live_slots(*alone[1]) == 4);
+  REQUIRE(live_slots(*b.alone) == 4);
   // 72 goes back to its save, in the group and alone.
-  group->load(rows[1], path);
-  alone[1]->load(path);
-  cycles[1] = alone[1]->cycle();
-  tick({0});                // a cycle whose view holds row 0 only
-  group->telemetry(rows[2]);  // a read-out that views row 2
-  for (int64_t i = 0; i < 8; ++i) tick({0, 1});  // 72 cycles, in the view [0, 2)
-  for (int64_t i = 0; i < 4; ++i) tick({0, 1, 2});
-  for (size_t r = 0; r < keys.size(); ++r) {
-    INFO("robot " << keys[r]);
-    CHECK(torch::equal(group->field(rows[r]), alone[r]->field()[0]));
+  group->load(b.row, path);
+  b.alone->load(path);
+  b.cycles = b.alone->cycle();
+  tick(*group, {&a}, S);  // a cycle whose view holds row 0 only
+  group->telemetry(c.row);  // a read-out that views row 2
+  for (int64_t i = 0; i < 8; ++i) tick(*group, {&a, &b}, S);  // 72 cycles, in the view [0, 2)
+  for (int64_t i = 0; i < 4; ++i) tick(*group, {&a, &b, &c}, S);
+  for (Twin* t : {&a, &b, &c}) {
+    INFO("robot " << t->key);
+    CHECK(torch::equal(group->field(t->row), t->alone->field()[0]));
   }
   std::filesystem::remove(path);
 }

@@ -12,52 +12,9 @@
 #include "brain/robot_rows.h"
 #include "brain/sync_counter.h"
 #include "test/brain/brain_state.h"
+#include "test/brain/group_twins.h"
 
 namespace fieldbrain::test {
-namespace {
-
-// A robot in the group with its twin stepped alone on the same inputs.
-struct Twin {
-  uint64_t key;
-  BrainGroupImpl::Row row;
-  FieldBrain alone;
-  int64_t cycles = 0;
-};
-
-// One tick of the group over `ready` (in that order), each twin stepped alone too; the motors
-// must agree exactly.
-void tick(BrainGroupImpl& group, std::vector<Twin*> ready, int64_t S) {
-  std::vector<BrainGroupImpl::Row> rows;
-  auto sensors = torch::empty({static_cast<int64_t>(ready.size()), S});
-  auto reward = torch::empty({static_cast<int64_t>(ready.size())});
-  for (size_t i = 0; i < ready.size(); ++i) {
-    rows.push_back(ready[i]->row);
-    sensors[i].copy_(test_sensors(ready[i]->cycles, {ready[i]->key}, S)[0]);
-    reward[i].copy_(test_reward(ready[i]->cycles, {ready[i]->key})[0]);
-  }
-  const auto motors = group.step(rows, sensors, reward);
-  for (size_t i = 0; i < ready.size(); ++i) {
-    Twin& t = *ready[i];
-    const auto alone = t.alone->step(sensors.slice(0, i, i + 1), reward.slice(0, i, i + 1));
-    INFO("robot " << t.key << " cycle " << t.cycles);
-    REQUIRE(torch::equal(motors.slice(0, i, i + 1), alone));
-    ++t.cycles;
-  }
-}
-
-void check_same_state(BrainGroupImpl& group, Twin& t) {
-  INFO("robot " << t.key);
-  CHECK(group.cycle(t.row) == t.alone->cycle());
-  CHECK(
-      first_archive_difference(group.archive_contents(t.row), t.alone->archive_contents()).empty());
-  auto in_group = group.telemetry(t.row), alone = t.alone->telemetry(0);
-  in_group.erase("cycle_time_ms");  // wall time of the last (group) cycle
-  alone.erase("cycle_time_ms");
-  CHECK(in_group == alone);
-  CHECK(torch::equal(group.field_slice(t.row, 5, 3), t.alone->field_slice(0, 5, 3)));
-}
-
-}  // namespace
 
 TEST_CASE("A robot in a group is the same robot alone, bit for bit, as others join and leave",
           "[brain][group]") {
@@ -70,7 +27,7 @@ TEST_CASE("A robot in a group is the same robot alone, bit for bit, as others jo
   BrainGroup group(config, 1);
   std::map<uint64_t, Twin> twins;
   auto join = [&](uint64_t key) {
-    twins.emplace(key, Twin{key, group->claim(key), make_brain(config, {key})});
+    twins.emplace(key, join_twin(*group, config, key));
   };
   auto leave = [&](uint64_t key) {
     check_same_state(*group, twins.at(key));
@@ -154,7 +111,7 @@ TEST_CASE("Robots whose rows already form one range cycle in place, one at a tim
   BrainGroup group(config, 4);
   std::map<uint64_t, Twin> twins;
   for (uint64_t key : {81, 82, 83}) {
-    twins.emplace(key, Twin{key, group->claim(key), make_brain(config, {key})});
+    twins.emplace(key, join_twin(*group, config, key));
   }
   Twin &a = twins.at(81), &b = twins.at(82), &c = twins.at(83);
   auto pointers = [&] {
